@@ -1,0 +1,40 @@
+"""The ``polytile`` command.  Each subcommand lives in ``polytile_core/commands/<name>.py``
+with an ``add(subparsers)`` function; bad input ends in one line and exit code 2."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from polytile_core.errors import InputError
+
+COMMANDS = ("solve", "validate", "plugins")
+
+EXIT_INPUT_ERROR = 2
+
+
+def parser() -> argparse.ArgumentParser:
+    main_parser = argparse.ArgumentParser(
+        prog="polytile", description="Tile, count and enclose with polyominoes."
+    )
+    main_parser.add_argument(
+        "--no-autoload", action="store_true", help="load only the built-in plugins, not installed ones"
+    )
+    subparsers = main_parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(f"polytile_core.commands.{name}").add(subparsers)
+    return main_parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    arguments = parser().parse_args(argv)
+    try:
+        return arguments.func(arguments) or 0
+    except InputError as exc:
+        print(f"polytile: error: {exc}", file=sys.stderr)
+        return EXIT_INPUT_ERROR
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Subcommands of the ``polytile`` command, one module each."""

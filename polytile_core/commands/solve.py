@@ -1,0 +1,78 @@
+"""``polytile solve``: run a pipeline file and report (and write) the result."""
+
+from __future__ import annotations
+
+import sys
+
+
+from polytile_core.host import Host
+from polytile_core.picture import ascii_picture
+from polytile_core.pipeline import load_plan
+from polytile_core.resultfile import result_text, write_result
+from polytile_core.results import Result
+from polytile_core.run import run
+
+
+def add(subparsers):
+    command = subparsers.add_parser("solve", help="solve a pipeline file")
+    command.add_argument("pipeline", help="the pipeline TOML file")
+    command.add_argument("--mode", choices=("one", "all", "count"), help="find one, list all, or count")
+    command.add_argument("--backend", help="backend plugin (overrides solve.backend)")
+    command.add_argument("--time-limit", type=float, metavar="S", help="seconds before giving up")
+    command.add_argument("--distinct", action="store_true", help="also count solutions up to the region's symmetry")
+    command.add_argument("--jobs", type=int, metavar="N", help="parts of a split solved at once")
+    command.add_argument("--executor", help="executor plugin for the parts of a split")
+    command.add_argument("-o", "--output", metavar="FILE", help="write the result as .json or .toml ('-' = JSON on stdout)")
+    command.add_argument("--force", action="store_true", help="replace the output file if it exists")
+    command.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    command.set_defaults(func=solve)
+
+
+def overrides(arguments) -> dict:
+    """The [solve] keys given on the command line."""
+    given = {
+        "mode": arguments.mode,
+        "backend": arguments.backend,
+        "time_limit": arguments.time_limit,
+        "jobs": arguments.jobs,
+        "executor": arguments.executor,
+    }
+    if arguments.distinct:
+        given["distinct"] = True
+    return {key: value for key, value in given.items() if value is not None}
+
+
+def solve(arguments) -> int:
+    host = Host(autoload=not arguments.no_autoload)
+    plan = load_plan(arguments.pipeline, host, overrides(arguments))
+    to_stdout = arguments.output == "-"
+    report = sys.stderr if to_stdout else sys.stdout
+    result = run(plan)
+    if arguments.output and not to_stdout:
+        write_result(result, arguments.output, replace=arguments.force)
+    if to_stdout:
+        sys.stdout.write(result_text(result))
+    if not arguments.quiet:
+        print(summary(result), file=report)
+    return 130 if result.termination.value == "interrupted" else 0
+
+
+def summary(result: Result) -> str:
+    """What a person wants to see: the status, the count, the first picture."""
+    lines = [f"status: {result.termination.value}, {result.found.value.replace('_', ' ')} ({result.backend}: {result.raw_status})"]
+    if result.message:
+        lines.append(result.message)
+    if result.count is not None:
+        exact = "" if result.termination.value == "completed" else " (so far: the run did not complete)"
+        lines.append(f"solutions: {result.count}{exact}")
+    if result.distinct_count is not None:
+        lines.append(f"distinct up to the region's symmetry: {result.distinct_count}")
+    if result.objective is not None:
+        bound = f", bound {result.bound:g}" if result.bound is not None else ""
+        lines.append(f"objective: {result.objective}{bound}")
+    if result.solutions:
+        lines.append(ascii_picture(result.solutions[0], result.region))
+    lines.append(f"time: {result.seconds:.2f} s")
+    return "\n".join(lines)
+
+

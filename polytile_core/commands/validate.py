@@ -1,0 +1,28 @@
+"""``polytile validate``: check a pipeline file without solving it."""
+
+from __future__ import annotations
+
+from polytile_core.errors import InputError
+from polytile_core.host import Host
+from polytile_core.pipeline import load_plan
+from polytile_core.run import build_model
+
+
+def add(subparsers):
+    command = subparsers.add_parser("validate", help="check a pipeline file and report the model size")
+    command.add_argument("pipeline", help="the pipeline TOML file")
+    command.set_defaults(func=validate)
+
+
+def validate(arguments) -> int:
+    plan = load_plan(arguments.pipeline, Host(autoload=not arguments.no_autoload))
+    try:
+        model = build_model(plan)
+    except InputError as exc:
+        raise exc.with_source(arguments.pipeline) from None
+    pieces = sum(1 for _ in plan.pieces)
+    print(
+        f"{arguments.pipeline}: ok — {plan.problem}, {pieces} piece type{'s' * (pieces != 1)}, "
+        f"{model.num_variables} variables, {len(model.constraints)} constraints"
+    )
+    return 0

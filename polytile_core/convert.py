@@ -1,0 +1,159 @@
+"""The one cattrs converter: strict structuring with messages that name the key path.
+
+cattrs would quietly turn ``"2"`` into ``2`` or a string into a list of letters; the
+hooks here refuse anything that is not already of the declared type, so a typo is an
+error, never a silent wrong answer.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import typing
+
+import cattrs
+from cattrs.errors import (
+    AttributeValidationNote,
+    ClassValidationError,
+    ForbiddenExtraKeysError,
+    IterableValidationError,
+    IterableValidationNote,
+)
+
+from polytile_core.errors import InputError
+
+_TYPE_WORDS = {int: "an integer", float: "a number", str: "a string", bool: "true or false"}
+
+
+def _show(value) -> str:
+    try:
+        return json.dumps(value)
+    except TypeError:
+        return repr(value)
+
+
+def _strict(kind):
+    def structure(value, _):
+        ok = isinstance(value, kind) and not (kind in (int, float) and isinstance(value, bool))
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            return float(value)
+        if not ok:
+            raise ValueError(f"expected {_TYPE_WORDS[kind]}, got {_show(value)}")
+        return value
+
+    return structure
+
+
+def _is_list(cl) -> bool:
+    return typing.get_origin(cl) in (list, tuple)
+
+
+def _is_literal(cl) -> bool:
+    return typing.get_origin(cl) is typing.Literal
+
+
+def _is_dict(cl) -> bool:
+    return cl is dict or typing.get_origin(cl) is dict
+
+
+def make_converter() -> cattrs.Converter:
+    converter = cattrs.Converter(forbid_extra_keys=True)
+    for kind in _TYPE_WORDS:
+        converter.register_structure_hook(kind, _strict(kind))
+
+    def list_hook_factory(cl):
+        (item_type, *rest) = typing.get_args(cl) or (typing.Any,)
+
+        def structure(value, _):
+            if not isinstance(value, (list, tuple)):
+                raise ValueError(f"expected a list, got {_show(value)}")
+            if typing.get_origin(cl) is tuple and rest and rest[0] is not Ellipsis:
+                return tuple(converter.structure(item, t) for item, t in zip(value, (item_type, *rest)))
+            errors, items = [], []
+            for index, item in enumerate(value):
+                try:
+                    items.append(converter.structure(item, item_type))
+                except Exception as exc:  # collected into one group, like cattrs does
+                    exc.__notes__ = [*getattr(exc, "__notes__", []), IterableValidationNote(f"Structuring {cl} @ index {index}", index, item_type)]
+                    errors.append(exc)
+            if errors:
+                raise IterableValidationError(f"While structuring {cl}", errors, cl)
+            return typing.get_origin(cl)(items)
+
+        return structure
+
+    def dict_hook_factory(cl):
+        value_type = (typing.get_args(cl) or (str, typing.Any))[1]
+
+        def structure(value, _):
+            if not isinstance(value, dict):
+                raise ValueError(f"expected a table, got {_show(value)}")
+            if value_type is typing.Any:
+                return dict(value)
+            errors, items = [], {}
+            for key, item in value.items():
+                try:
+                    items[key] = converter.structure(item, value_type)
+                except Exception as exc:  # collected into one group, like cattrs does
+                    exc.__notes__ = [*getattr(exc, "__notes__", []), AttributeValidationNote(key, key, value_type)]
+                    errors.append(exc)
+            if errors:
+                raise ClassValidationError(f"While structuring {cl}", errors, cl)
+            return items
+
+        return structure
+
+    def literal_hook_factory(cl):
+        allowed = typing.get_args(cl)
+
+        def structure(value, _):
+            if value not in allowed or isinstance(value, bool):
+                choices = ", ".join(repr(a) for a in allowed)
+                raise ValueError(f"expected one of {choices}, got {_show(value)}")
+            return value
+
+        return structure
+
+    converter.register_structure_hook_factory(_is_list, list_hook_factory)
+    converter.register_structure_hook_factory(_is_dict, dict_hook_factory)
+    converter.register_structure_hook_factory(_is_literal, literal_hook_factory)
+    converter.register_unstructure_hook(enum.Enum, lambda member: member.value)
+    return converter
+
+
+CONVERTER = make_converter()
+
+
+def _messages(exc: BaseException, path: str) -> list[str]:
+    """Flatten cattrs' exception groups into ``key.path: message`` lines."""
+    if isinstance(exc, (ClassValidationError, IterableValidationError)):
+        lines = []
+        with_notes, without_notes = exc.group_exceptions()
+        for inner, note in with_notes:
+            if isinstance(note, IterableValidationNote):
+                lines += _messages(inner, f"{path}[{note.index}]")
+            elif isinstance(note, AttributeValidationNote):
+                lines += _messages(inner, f"{path}.{note.name}" if path else note.name)
+            else:
+                lines += _messages(inner, path)
+        for inner in without_notes:
+            lines += _messages(inner, path)
+        return lines
+    if isinstance(exc, ForbiddenExtraKeysError):
+        keys = ", ".join(sorted(exc.extra_fields))
+        return [f"{path + ': ' if path else ''}unknown key{'s' if len(exc.extra_fields) > 1 else ''} {keys}"]
+    if isinstance(exc, KeyError):
+        return [f"{path}: required key is missing"]
+    return [f"{path + ': ' if path else ''}{exc}"]
+
+
+def structure(data, cls, *, path: str = "", source: str | None = None):
+    """Structure ``data`` as ``cls`` or raise one ``InputError`` naming the first bad key."""
+    try:
+        return CONVERTER.structure(data, cls)
+    except Exception as exc:  # every structuring failure becomes an InputError
+        lines = _messages(exc, path)
+        first = lines[0] if lines else str(exc)
+        key, _, message = first.rpartition(": ") if ": " in first else ("", "", first)
+        more = f" (and {len(lines) - 1} more problem{'s' if len(lines) > 2 else ''})" if len(lines) > 1 else ""
+        raise InputError(message + more, source=source, path=key or None) from None

@@ -1,0 +1,37 @@
+"""What a decomposer returns: the parts of a problem, produced lazily.
+
+A split *partitions* the solutions: every solution of the original problem is a
+solution of exactly one part, so counts add up and parts solve independently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import attrs
+
+from polytile_core.model import Model
+
+
+@attrs.frozen
+class Part:
+    """One subproblem: a name that identifies it (for reports and checkpoints) and its model."""
+
+    key: str
+    model: Model
+    details: dict = attrs.Factory(dict)
+
+
+@attrs.define
+class Split:
+    """The parts of a problem.
+
+    ``parts`` is an iterator (it may be astronomically long; never make a list of it);
+    ``total`` is how many parts there are, when that is known without listing them;
+    ``impossible`` is a short proof that there is no solution at all (then ``parts`` is empty).
+    """
+
+    parts: Iterator[Part]
+    total: int | None = None
+    impossible: str | None = None
+    summary: dict = attrs.Factory(dict)

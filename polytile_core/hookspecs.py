@@ -1,0 +1,73 @@
+"""The hooks a polytile plugin can implement.
+
+Every hook is a *registration* hook (in the style of simonw/llm's ``register_models``):
+the host calls it once per plugin with a ``register`` callable, and the plugin calls
+``register`` for each thing it provides.  All implementations are called (no
+``firstresult``); registering a name twice is an error the host reports.
+
+A plugin is a module (or object) with functions named like these, decorated with
+``polytile_core.hookimpl``, and exposed through an entry point in group ``polytile``.
+"""
+
+from __future__ import annotations
+
+import pluggy
+
+hookspec = pluggy.HookspecMarker("polytile")
+
+
+@hookspec
+def polytile_register_families(register):
+    """Register named piece families, usable as ``family = "name"`` in ``[[pieces]]``.
+
+    ``register(name, make, *, help)`` where ``make(n=None)`` returns a list of
+    ``(piece_name, cells)``; ``n`` is the ``n`` key of the piece table, for families
+    that take a size (``n-ominoes``).
+    """
+
+
+@hookspec
+def polytile_register_builders(register):
+    """Register model builders, one per problem kind (``problem = "tiling"`` etc.).
+
+    ``register(kind, build, *, options=None, help)`` where ``build(pieces, region, options)``
+    returns a ``polytile_core.model.Model``; ``options`` is an attrs class read from the
+    pipeline's ``[options.<kind>]`` table (or ``None`` when the builder takes none).
+    """
+
+
+@hookspec
+def polytile_register_decomposers(register):
+    """Register decomposers, chosen by ``[split] method = "name"``.
+
+    ``register(name, decomposer, *, options=None, help)`` where ``decomposer`` has
+    ``split(problem, options) -> polytile_core.decompose.Split``.
+    """
+
+
+@hookspec
+def polytile_register_backends(register):
+    """Register solver backends, chosen by ``[solve] backend = "name"``.
+
+    ``register(name, factory, *, options=None, help)`` where ``factory(options)`` returns
+    an object following ``polytile_core.backend.Backend``; ``options`` is an attrs class
+    read from ``[options.<name>]`` (the factory gets an instance of it, or ``None``).
+    """
+
+
+@hookspec
+def polytile_register_renderers(register):
+    """Register renderers by file format (``svg``, ``png``, ``txt``, ...).
+
+    ``register(format, render, *, options=None, help)`` where
+    ``render(result, path, options)`` writes the picture of a ``Result`` to ``path``.
+    """
+
+
+@hookspec
+def polytile_register_executors(register):
+    """Register executors that run the parts of a split run.
+
+    ``register(name, factory, *, options=None, help)`` where ``factory(jobs, options)``
+    returns a ``concurrent.futures.Executor`` usable as a context manager.
+    """

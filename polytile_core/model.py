@@ -1,0 +1,93 @@
+"""The neutral model every backend consumes: a 0-1 linear program.
+
+Builders (the ``tiling`` builder, the enclosure plugin, ...) produce a ``Model``;
+backends solve it and report solutions as the set of *decision* variables that are 1.
+A backend never needs to know what the variables mean; renderers and the pipeline
+read ``Model.placements`` to turn decision variables back into pieces on cells.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Literal
+
+import attrs
+
+from polytile_core.geometry import Cells
+
+Sense = Literal["==", "<=", ">="]
+
+
+@attrs.frozen
+class Constraint:
+    """``sum(coefficient * x[var] for var, coefficient in terms) <sense> rhs``."""
+
+    terms: tuple[tuple[int, int], ...]
+    sense: Sense
+    rhs: int
+    name: str
+
+
+@attrs.frozen
+class Placement:
+    """A piece put on cells: what a decision variable of a tiling model stands for."""
+
+    piece: str
+    cells: Cells
+
+
+@attrs.define
+class Model:
+    """A 0-1 linear program with labelled variables.
+
+    ``decision`` lists the variables whose values identify a solution (for a tiling: the
+    placements); enumeration and counting are over distinct assignments of these.
+    ``placements`` maps a variable index to the piece it places, where that applies.
+    ``interior`` maps a variable to the cell it marks as enclosed (enclosure models);
+    ``board`` is the set of cells a picture of a solution should show.
+    ``objective`` is ``None`` for a feasibility problem.
+    """
+
+    name: str = "model"
+    labels: list[str] = attrs.Factory(list)
+    constraints: list[Constraint] = attrs.Factory(list)
+    objective: dict[int, int] | None = None
+    maximize: bool = True
+    decision: list[int] = attrs.Factory(list)
+    placements: dict[int, Placement] = attrs.Factory(dict)
+    interior: dict[int, tuple[int, int]] = attrs.Factory(dict)
+    board: frozenset[tuple[int, int]] = frozenset()
+
+    @property
+    def num_variables(self) -> int:
+        return len(self.labels)
+
+    def add_variable(self, label: str, *, decision: bool = True, placement: Placement | None = None) -> int:
+        index = len(self.labels)
+        self.labels.append(label)
+        if decision:
+            self.decision.append(index)
+        if placement is not None:
+            self.placements[index] = placement
+        return index
+
+    def add_constraint(self, terms: Iterable[tuple[int, int]], sense: Sense, rhs: int, name: str) -> Constraint:
+        constraint = Constraint(tuple(terms), sense, rhs, name)
+        self.constraints.append(constraint)
+        return constraint
+
+    def check(self, ones: Iterable[int]) -> list[str]:
+        """Names of the constraints violated when exactly the variables ``ones`` are 1."""
+        ones = set(ones)
+        violated = []
+        for constraint in self.constraints:
+            total = sum(coefficient for var, coefficient in constraint.terms if var in ones)
+            ok = {"==": total == constraint.rhs, "<=": total <= constraint.rhs, ">=": total >= constraint.rhs}
+            if not ok[constraint.sense]:
+                violated.append(constraint.name)
+        return violated
+
+    def objective_value(self, ones: Iterable[int]) -> int | None:
+        if self.objective is None:
+            return None
+        return sum(self.objective.get(var, 0) for var in ones)

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Set up polytile on a fresh machine: a virtual environment at .venv with the core,
+# every plugin and the example third-party plugin, then run the demo.
+set -euo pipefail
+cd "$(dirname "$0")"
+python3 -m venv .venv
+.venv/bin/python -m pip install --quiet --upgrade pip
+packages=(-e ".[test]")
+for plugin in plugins/*/ docs/examples/*/; do
+    [ -f "$plugin/pyproject.toml" ] && packages+=(-e "$plugin")
+done
+.venv/bin/python -m pip install --quiet "${packages[@]}"
+.venv/bin/polytile solve examples/pentomino-6x10.toml
