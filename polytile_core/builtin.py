@@ -36,7 +36,7 @@ CLASSIC_FAMILIES = {
 
 
 def _family(pictures):
-    def make(n=None):
+    def make(n=None, kind="free"):
         return [(name, cells_from_rows(rows)) for name, rows in pictures.items()]
 
     return make

@@ -20,9 +20,11 @@ hookspec = pluggy.HookspecMarker("polytile")
 def polytile_register_families(register):
     """Register named piece families, usable as ``family = "name"`` in ``[[pieces]]``.
 
-    ``register(name, make, *, help)`` where ``make(n=None)`` returns a list of
-    ``(piece_name, cells)``; ``n`` is the ``n`` key of the piece table, for families
-    that take a size (``n-ominoes``).
+    ``register(name, make, *, help)`` where ``make(n=None, kind="free")`` returns a list
+    of ``(piece_name, cells)``; ``n`` is the ``n`` key of the piece table, for families
+    that take a size (``n-ominoes``), and ``kind`` its ``kind`` key, for families whose
+    members depend on it (the fixed n-ominoes are more shapes than the free ones).
+    ``make`` raises ``ValueError`` for an unusable ``n``.
     """
 
 

@@ -117,7 +117,7 @@ def resolve_pieces(specs: list[PieceSpec], host: Host) -> tuple[PieceType, ...]:
                 raise InputError("a family names its own pieces; leave name out", path=f"{path}.name")
             make = host.get("families", spec.family).provides
             try:
-                shapes = make(n=spec.n)
+                shapes = make(n=spec.n, kind=spec.kind)
             except (ValueError, TypeError) as exc:
                 raise InputError(str(exc), path=f"{path}.n") from None
         else:
