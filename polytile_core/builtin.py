@@ -45,7 +45,7 @@ def _family(pictures):
 @hookimpl
 def polytile_register_families(register):
     for name, pictures in CLASSIC_FAMILIES.items():
-        register(name, _family(pictures), help=f"the free {name}: {' '.join(pictures)}")
+        register(name, _family(pictures), help=f"the classic {name}, named {' '.join(pictures)}")
 
 
 def build_tiling(pieces: tuple[PieceType, ...], region: Region, options=None) -> Model:

@@ -7,6 +7,7 @@ group (unless ``autoload=False``), and collects what each plugin registers.
 
 from __future__ import annotations
 
+import importlib.metadata
 from collections.abc import Iterable
 from typing import Any
 
@@ -44,14 +45,29 @@ class Host:
     def __init__(self, *, autoload: bool = True, plugins: Iterable[object] = ()):
         self.manager = pluggy.PluginManager("polytile")
         self.manager.add_hookspecs(hookspecs)
+        self._distributions: dict[str, str] = {}
         self.manager.register(builtin, name="core")
         for plugin in plugins:
             self.manager.register(plugin)
         if autoload:
-            self.manager.load_setuptools_entrypoints("polytile")
+            self._load_entry_points()
         self.registry: dict[str, dict[str, Registration]] = {}
         for capability in CAPABILITIES:
             self.registry[capability] = self._collect(capability)
+
+    def _load_entry_points(self) -> None:
+        """Register every plugin of the ``polytile`` entry-point group; a plugin that fails
+        to import is an error naming it and its distribution, not a traceback."""
+        for entry in importlib.metadata.entry_points(group="polytile"):
+            if self.manager.get_plugin(entry.name) is not None or self.manager.is_blocked(entry.name):
+                continue
+            try:
+                plugin = entry.load()
+            except Exception as exc:  # any import failure of a third-party plugin
+                origin = entry.dist.name if entry.dist else entry.value
+                raise InputError(f"plugin {entry.name!r} from {origin} failed to load: {exc}") from None
+            self.manager.register(plugin, name=entry.name)
+            self._distributions[entry.name] = f"{entry.dist.name} {entry.dist.version}" if entry.dist else entry.value
 
     def _collect(self, capability: str) -> dict[str, Registration]:
         found: dict[str, Registration] = {}
@@ -81,8 +97,6 @@ class Host:
 
     def plugin_origins(self) -> dict[str, str]:
         """Plugin name → where it comes from (distribution and version, or 'built in')."""
-        origins = {name: "built in (polytile-core)" for name, _ in self.manager.list_name_plugin()}
-        for plugin, dist in self.manager.list_plugin_distinfo():
-            name = self.manager.get_name(plugin)
-            origins[name] = f"{dist.metadata['name']} {dist.version}"
-        return origins
+        origins = {name: "registered in code" for name, _ in self.manager.list_name_plugin()}
+        origins["core"] = "built in (polytile)"
+        return origins | self._distributions

@@ -176,10 +176,16 @@ def make_plan(pipeline: Pipeline, host: Host) -> Plan:
     split = host.get("decomposers", pipeline.split.method) if pipeline.split else None
     executor = host.get("executors", solve.executor)
     mode = "optimize" if pipeline.problem != "tiling" and solve.mode == "one" else solve.mode
+    pieces = resolve_pieces(pipeline.pieces, host)
+    region = resolve_region(pipeline.region, required=pipeline.problem == "tiling")
+    if pipeline.problem == "tiling":
+        reason = TilingProblem(region, pieces).area_problem()
+        if reason:
+            raise InputError(reason, path="pieces")
     return Plan(
         problem=pipeline.problem,
-        pieces=resolve_pieces(pipeline.pieces, host),
-        region=resolve_region(pipeline.region, required=pipeline.problem == "tiling"),
+        pieces=pieces,
+        region=region,
         builder=builder,
         builder_options=plugin_options(host, builder, pipeline),
         backend=backend,

@@ -14,7 +14,6 @@ from collections.abc import Callable
 import attrs
 
 from polytile_core.backend import BackendResult
-from polytile_core.errors import InputError
 from polytile_core.model import Model
 from polytile_core.pipeline import Plan
 from polytile_core.results import Found, PlacedPiece, Result, Solution, Termination
@@ -41,10 +40,6 @@ def solution_of(model: Model, ones: list[int]) -> Solution:
 
 
 def build_model(plan: Plan) -> Model:
-    if plan.problem == "tiling":
-        reason = plan.tiling_problem().area_problem()
-        if reason:
-            raise InputError(reason, path="pieces")
     return plan.builder.provides(plan.pieces, plan.region, plan.builder_options)
 
 

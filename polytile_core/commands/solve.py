@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 
+from polytile_core.errors import InputError
 from polytile_core.host import Host
 from polytile_core.picture import ascii_picture
 from polytile_core.pipeline import load_plan
@@ -47,7 +48,10 @@ def solve(arguments) -> int:
     plan = load_plan(arguments.pipeline, host, overrides(arguments))
     to_stdout = arguments.output == "-"
     report = sys.stderr if to_stdout else sys.stdout
-    result = run(plan)
+    try:
+        result = run(plan)
+    except InputError as exc:
+        raise exc.with_source(arguments.pipeline) from None
     if arguments.output and not to_stdout:
         write_result(result, arguments.output, replace=arguments.force)
     if to_stdout:

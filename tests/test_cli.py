@@ -1,0 +1,112 @@
+"""The command line: bad input is one clear line and exit code 2, never a traceback."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from polytile_core.cli import main
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
+
+
+def polytile(*arguments, cwd=None):
+    return subprocess.run(
+        [sys.executable, "-m", "polytile_core.cli", *arguments], capture_output=True, text=True, cwd=cwd, timeout=120
+    )
+
+
+def write(tmp_path, text, name="pipeline.toml"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+GOOD = """
+[region]
+width = 4
+height = 2
+[[pieces]]
+name = "L"
+shape = ["#.", "#.", "##"]
+count = 2
+"""
+
+BAD_INPUTS = {
+    "malformed TOML": ("[region\nwidth = 3", "not valid TOML"),
+    "unknown key": (GOOD + "[solve]\nspeed = 3\n", "solve: unknown key speed"),
+    "piece not connected": (
+        '[region]\nwidth = 2\nheight = 2\n[[pieces]]\nname = "Q"\nshape = ["#.", ".#"]\n',
+        "pieces[0]: piece 'Q' is not connected",
+    ),
+    "unknown plugin": (GOOD + '[solve]\nbackend = "gurobi"\n', "no backend called 'gurobi' is installed (installed: "),
+    "region smaller than the pieces": (
+        '[region]\nwidth = 2\nheight = 2\n[[pieces]]\nfamily = "tetrominoes"\n',
+        "pieces: the pieces cover at least 20 cells but the region has only 4",
+    ),
+    "wrong type with its key path": (GOOD.replace("count = 2", 'count = "two"'), 'pieces[0].count: expected an integer, got "two"'),
+    "bad mode": (GOOD + '[solve]\nmode = "fast"\n', "solve.mode: expected one of 'one', 'all', 'count', got \"fast\""),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_INPUTS))
+def test_bad_input_is_one_line_and_exit_code_2(tmp_path, case):
+    text, expected = BAD_INPUTS[case]
+    path = write(tmp_path, text)
+    completed = polytile("solve", str(path))
+    assert completed.returncode == 2, completed.stderr
+    assert completed.stderr.count("\n") == 1 and "Traceback" not in completed.stderr
+    assert completed.stderr.startswith(f"polytile: error: {path}: ")
+    assert expected in completed.stderr
+
+
+def test_a_missing_file_is_named(tmp_path, capsys):
+    assert main(["validate", str(tmp_path / "nope.toml")]) == 2
+    assert "nope.toml: no such file" in capsys.readouterr().err
+
+
+def test_solve_writes_json_and_refuses_to_overwrite(tmp_path, capsys):
+    path = write(tmp_path, GOOD)
+    out = tmp_path / "result.json"
+    assert main(["solve", str(path), "--mode", "all", "-o", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert (data["termination"], data["found"], data["count"]) == ("completed", "feasible", 2)
+    assert [len(s["placements"]) for s in data["solutions"]] == [2, 2]
+    assert all(len(p["cells"]) == 4 for s in data["solutions"] for p in s["placements"])
+    before = out.read_text()
+    assert main(["solve", str(path), "-o", str(out)]) == 2
+    assert "exists already" in capsys.readouterr().err
+    assert out.read_text() == before
+
+
+def test_json_on_stdout_stays_clean(tmp_path):
+    completed = polytile("solve", str(write(tmp_path, GOOD)), "--mode", "count", "-o", "-")
+    assert completed.returncode == 0, completed.stderr
+    assert json.loads(completed.stdout)["count"] == 2
+
+
+def test_toml_output(tmp_path):
+    import tomllib
+
+    out = tmp_path / "result.toml"
+    assert main(["solve", str(write(tmp_path, GOOD)), "--mode", "count", "-q", "-o", str(out)]) == 0
+    assert tomllib.loads(out.read_text())["count"] == 2
+
+
+def test_the_demo_prints_a_tiling():
+    completed = polytile("solve", str(EXAMPLES / "pentomino-6x10.toml"))
+    assert completed.returncode == 0, completed.stderr
+    picture = [line for line in completed.stdout.splitlines() if len(line) == 10 and line.isalpha()]
+    assert len(picture) == 6
+
+
+def test_validate_reports_the_model_size(tmp_path, capsys):
+    assert main(["validate", str(write(tmp_path, GOOD))]) == 0
+    assert "ok — tiling" in capsys.readouterr().out
+
+
+def test_every_example_validates(capsys):
+    for example in sorted(EXAMPLES.rglob("*.toml")):
+        assert main(["validate", str(example)]) == 0, capsys.readouterr().err

@@ -1,0 +1,67 @@
+import pytest
+
+from polytile_core.geometry import (
+    GeometryError,
+    Region,
+    cells_from_rows,
+    components,
+    is_connected,
+    normalise,
+    orientations,
+    parity,
+    placements,
+)
+from polytile_core.builtin import CLASSIC_FAMILIES
+
+
+def test_shapes_from_rows_are_normalised():
+    assert normalise(cells_from_rows(["..#", ".##"])) == ((0, 1), (1, 0), (1, 1))
+
+
+def test_bad_characters_are_named():
+    with pytest.raises(GeometryError, match="row 2 has 'x' at column 1"):
+        cells_from_rows(["#", "x"])
+
+
+@pytest.mark.parametrize(
+    "kind, expected",
+    # orientation counts per kind: L-tetromino 8/4/1, S 4/2/1, T 4/4/1, O 1/1/1
+    [("free", {"L": 8, "S": 4, "T": 4, "O": 1, "I": 2}), ("one-sided", {"L": 4, "S": 2, "T": 4, "O": 1, "I": 2}),
+     ("fixed", {"L": 1, "S": 1, "T": 1, "O": 1, "I": 1})],
+)
+def test_orientation_counts_of_the_tetrominoes(kind, expected):
+    shapes = CLASSIC_FAMILIES["tetrominoes"]
+    assert {name: len(orientations(cells_from_rows(rows), kind)) for name, rows in shapes.items()} == expected
+
+
+def test_the_pentominoes_have_63_fixed_orientations():
+    total = sum(len(orientations(cells_from_rows(rows))) for rows in CLASSIC_FAMILIES["pentominoes"].values())
+    assert total == 63
+
+
+def test_connectivity():
+    assert is_connected(cells_from_rows(["##", ".#"]))
+    assert not is_connected(cells_from_rows(["#.", ".#"]))
+    assert len(components(cells_from_rows(["#.#"]))) == 2
+
+
+def test_region_with_a_hole_and_its_symmetries():
+    ring = Region.from_rows(["###", "#.#", "###"])
+    assert ring.area == 8
+    assert len(ring.symmetries()) == 8
+    assert len(Region.rectangle(10, 6).symmetries()) == 4
+    assert len(Region.from_rows(["##", "#."]).symmetries()) == 2
+
+
+def test_placements_stay_inside_the_region():
+    region = Region.rectangle(3, 2)
+    domino = orientations([(0, 0), (1, 0)])
+    placed = placements(domino, region)
+    # 2 rows × 2 horizontal positions + 3 vertical positions
+    assert len(placed) == 7
+    assert all(set(p) <= region.cells for p in placed)
+
+
+def test_parity():
+    assert parity(cells_from_rows([".#.", "###", ".#."])) in (3, -3)
+    assert parity(Region.rectangle(10, 6).cells) == 0
