@@ -1,0 +1,158 @@
+"""polytile decomposer: the checkerboard colouring split of Garvie & Burkardt (2022).
+
+Colour the region like a checkerboard.  Each piece falls into one or two coloured
+variants; every tiling uses some number y_v of each variant, and those numbers solve
+the variant-count equations (copies per piece, black cells of the region).  Each
+solution y is a subproblem: the tiling model restricted to the placements of the
+variants it uses, with one count row per variant.  The tilings are partitioned among
+the subproblems.  No solution y proves that no tiling exists, with no search at all.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import attrs
+
+from polytile_core import hookimpl
+from polytile_core.decompose import Part, Split
+from polytile_core.errors import InputError
+from polytile_core.geometry import Region
+from polytile_core.model import Model, Placement
+from polytile_core.problem import TilingProblem
+from polytile_checkerboard.counts import VariantCounts, piece_choices
+from polytile_checkerboard.variants import Variant, coloured_variants, region_colours
+
+
+@attrs.frozen
+class CheckerboardOptions:
+    """Options of the checkerboard split, from ``[options.checkerboard]``."""
+
+    order: Literal["balanced", "lexicographic", "random"] = attrs.field(
+        default="balanced",
+        metadata={
+            "description": "order in which subproblems are tried: balanced (most even variant counts "
+            "first), lexicographic (as in the paper), random (seeded)"
+        },
+    )
+    seed: int = attrs.field(default=0, metadata={"description": "seed of the random order"})
+
+
+def part_key(variants: list[Variant], counts: tuple[int, ...]) -> str:
+    """A stable name for a subproblem: every variant with its count."""
+    return " ".join(f"{variant.name}={count}" for variant, count in zip(variants, counts))
+
+
+def why_empty(variants: list[Variant], counts: tuple[int, ...], region: Region) -> str | None:
+    """A reason the subproblem has no tiling that needs no search, or None."""
+    covered: set = set()
+    for variant, count in zip(variants, counts):
+        if count > len(variant.placements):
+            return f"{variant.name} is needed {count} times but has only {len(variant.placements)} placements"
+        if count:
+            covered.update(cell for placed in variant.placements for cell in placed)
+    missing = region.cells - covered
+    if missing:
+        x, y = min(missing)
+        return f"no placement of a variant in use covers cell {x},{y}"
+    return None
+
+
+def part_model(variants: list[Variant], counts: tuple[int, ...], region: Region) -> Model:
+    """The tiling model restricted to the variants in use, one count row per variant."""
+    model = Model(name="tiling")
+    covering: dict[tuple[int, int], list[int]] = {cell: [] for cell in sorted(region.cells)}
+    for variant, count in zip(variants, counts):
+        if count == 0:
+            continue
+        chosen = []
+        for number, placed in enumerate(variant.placements):
+            var = model.add_variable(f"{variant.name}#{number}", placement=Placement(variant.piece.name, placed))
+            chosen.append((var, 1))
+            for cell in placed:
+                covering[cell].append(var)
+        model.add_constraint(chosen, "==", count, f"variant {variant.name}")
+    for (x, y), chosen in covering.items():
+        model.add_constraint([(var, 1) for var in chosen], "==", 1, f"cell {x},{y}")
+    return model
+
+
+def _linear(variants: list[Variant]) -> str:
+    """``2·y[T+] − 2·y[T-]``: one piece's share of the parity equation."""
+    text = ""
+    for variant in variants:
+        sign = "−" if variant.parity < 0 else "+"
+        term = f"{abs(variant.parity)}·y[{variant.name}]"
+        text = (f"−{term}" if sign == "−" else term) if not text else f"{text} {sign} {term}"
+    return text
+
+
+def _impossibility(variants: list[Variant], equations: VariantCounts, black: int, white: int) -> str:
+    """The parity equation that has no solution, said briefly."""
+    terms = []
+    for piece in dict.fromkeys(variant.piece for variant in variants):
+        own = [variant for variant in variants if variant.piece is piece]
+        if any(variant.parity for variant in own):
+            terms.append(_linear(own))
+    shown = " + ".join(f"({term})" for term in terms[:3]) + (f" + … ({len(terms)} pieces)" if len(terms) > 3 else "")
+    reachable = equations.reachable_parities()
+    if len(reachable) > 8:
+        reachable_text = ", ".join(map(str, reachable[:3])) + ", …, " + ", ".join(map(str, reachable[-2:]))
+    else:
+        reachable_text = ", ".join(map(str, reachable)) or "none"
+    return (
+        f"impossible by checkerboard colouring: the region has parity {black - white} "
+        f"({black} black, {white} white cells) but {shown or '0'} = {black - white} has no solution "
+        f"in variant counts; covering the area, the pieces can only make parity {reachable_text}"
+    )
+
+
+class CheckerboardSplit:
+    """The decomposer registered as ``checkerboard``."""
+
+    def split(self, problem: TilingProblem, options: CheckerboardOptions | None = None) -> Split:
+        options = options or CheckerboardOptions()
+        if problem.region is None:
+            raise InputError("the checkerboard split needs a region to tile", path="split.method")
+        region = problem.region
+        variants: list[Variant] = []
+        choices = []
+        for piece in problem.pieces:
+            own = coloured_variants(piece, region)
+            variants += own
+            most = region.area // piece.area if piece.maximum is None else min(piece.maximum, region.area // piece.area)
+            choices.append(piece_choices([variant.parity for variant in own], piece.area, piece.minimum, most))
+        black, white = region_colours(region)
+        equations = VariantCounts(choices, black - white, region.area)
+        summary = {
+            "method": "checkerboard",
+            "order": options.order,
+            "region_parity": black - white,
+            "variants": ", ".join(f"{variant.name} ({variant.parity:+d}, {len(variant.placements)} placements)" for variant in variants),
+        }
+        total = equations.total
+        if total == 0:
+            return Split(iter(()), 0, _impossibility(variants, equations, black, white), summary)
+
+        def parts():
+            for counts in equations.solutions(options.order, options.seed):
+                details = {"counts": dict(zip((variant.name for variant in variants), counts))}
+                reason = why_empty(variants, counts, region)
+                if reason:
+                    # Removed before search: no model is built for it.
+                    details["empty"] = reason
+                    yield Part(part_key(variants, counts), Model(name="empty"), details)
+                else:
+                    yield Part(part_key(variants, counts), part_model(variants, counts, region), details)
+
+        return Split(parts(), total, None, summary)
+
+
+@hookimpl
+def polytile_register_decomposers(register):
+    register(
+        "checkerboard",
+        CheckerboardSplit(),
+        options=CheckerboardOptions,
+        help="checkerboard colouring split into independent subproblems (Garvie & Burkardt 2022)",
+    )
