@@ -8,8 +8,8 @@ read ``Model.placements`` to turn decision variables back into pieces on cells.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Literal
+from collections.abc import Callable, Iterable
+from typing import Any, Literal
 
 import attrs
 
@@ -46,6 +46,9 @@ class Model:
     ``interior`` maps a variable to the cell it marks as enclosed (enclosure models);
     ``board`` is the set of cells a picture of a solution should show.
     ``objective`` is ``None`` for a feasibility problem.
+    ``details`` are facts about how the model was built (rules, sizes), copied into
+    ``Result.details``; ``verify``, when set, is called on every solution a run returns
+    and raises if an independent check disagrees with the model.
     """
 
     name: str = "model"
@@ -57,6 +60,8 @@ class Model:
     placements: dict[int, Placement] = attrs.Factory(dict)
     interior: dict[int, tuple[int, int]] = attrs.Factory(dict)
     board: frozenset[tuple[int, int]] = frozenset()
+    details: dict[str, str | int | float] = attrs.Factory(dict)
+    verify: Callable[[Any], None] | None = None
 
     @property
     def num_variables(self) -> int:

@@ -50,12 +50,20 @@ def default_keep(plan: Plan) -> int | None:
 
 
 class _Collector:
-    """Receives solutions from any thread; keeps the first ``keep`` and counts them all."""
+    """Receives solutions from any thread; keeps the first ``keep`` (or, when ``rank`` is
+    given, the ``keep`` best: lowest rank first) and counts them all."""
 
-    def __init__(self, keep: int | None, on_solution: Callable[[Solution], None] | None, want_all: bool):
+    def __init__(
+        self,
+        keep: int | None,
+        on_solution: Callable[[Solution], None] | None,
+        want_all: bool,
+        rank: Callable[[Solution], float] | None = None,
+    ):
         self.keep = keep
         self.on_solution = on_solution
         self.want_all = want_all
+        self.rank = rank
         self.kept: list[Solution] = []
         self.all: list[Solution] = []
         self.seen = 0
@@ -64,7 +72,9 @@ class _Collector:
     def add(self, solution: Solution) -> None:
         with self.lock:
             self.seen += 1
-            if self.keep is None or len(self.kept) < self.keep:
+            if self.rank is not None:
+                self.kept = sorted([*self.kept, solution], key=self.rank)[: self.keep]
+            elif self.keep is None or len(self.kept) < self.keep:
                 self.kept.append(solution)
             if self.want_all:
                 self.all.append(solution)
@@ -83,7 +93,7 @@ def run(
     stop = stop or threading.Event()
     started = time.perf_counter()
     model = build_model(plan)
-    collector = _Collector(default_keep(plan), on_solution, want_all=plan.distinct)
+    collector = _Collector(default_keep(plan), on_solution, want_all=plan.distinct, rank=_ranking(plan, model))
     parts_state = {"done": 0, "total": None}
     outcome: dict = {}
     done = threading.Event()
@@ -119,7 +129,10 @@ def run(
         result = attrs.evolve(result, termination=Termination.INTERRUPTED)
     if on_progress:
         on_progress(Progress(collector.seen, parts_state["done"], parts_state["total"], time.perf_counter() - started))
-    details = dict(result.details)
+    details = {**model.details, **result.details}
+    if model.verify is not None:
+        for solution in collector.kept:
+            model.verify(solution)
     distinct = None
     if plan.distinct:
         if result.termination == Termination.COMPLETED and plan.settings.mode == "all":
@@ -134,6 +147,14 @@ def run(
         region=tuple(sorted(plan.region.cells)) if plan.region else tuple(sorted(model.board)),
         details=details,
     )
+
+
+def _ranking(plan: Plan, model: Model) -> Callable[[Solution], float] | None:
+    """When optimising, rank solutions best first, so the run keeps the best ones."""
+    if plan.settings.mode != "optimize" or model.objective is None:
+        return None
+    sign = -1 if model.maximize else 1
+    return lambda solution: sign * (solution.objective or 0)
 
 
 def _solve_whole(plan: Plan, model: Model, collector: _Collector, stop: threading.Event) -> Result:
