@@ -31,6 +31,9 @@ class SolveSettings:
     workers: int = 1
     seed: int | None = None
     options: dict = attrs.Factory(dict)
+    # Also solve up to the model's symmetries (``Model.symmetries``); only a backend with
+    # ``supports_distinct = True`` is asked, the run does it generically for the others.
+    distinct: bool = False
 
 
 @attrs.frozen
@@ -43,6 +46,8 @@ class BackendResult:
     count: int | None = None
     objective: float | None = None
     bound: float | None = None
+    # Solutions up to symmetry, from a backend that handled ``settings.distinct`` itself.
+    distinct_count: int | None = None
 
 
 class Backend(Protocol):
