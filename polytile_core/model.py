@@ -49,6 +49,9 @@ class Model:
     ``details`` are facts about how the model was built (rules, sizes), copied into
     ``Result.details``; ``verify``, when set, is called on every solution a run returns
     and raises if an independent check disagrees with the model.
+    ``symmetries`` are permutations of the variables that carry every solution to a
+    solution (for a tiling: the region's symmetries), identity first, forming a group;
+    empty when unknown.  "Distinct" solutions are counted up to these.
     """
 
     name: str = "model"
@@ -62,6 +65,7 @@ class Model:
     board: frozenset[tuple[int, int]] = frozenset()
     details: dict[str, str | int | float] = attrs.Factory(dict)
     verify: Callable[[Any], None] | None = None
+    symmetries: list[tuple[int, ...]] = attrs.Factory(list)
 
     @property
     def num_variables(self) -> int:
