@@ -9,7 +9,7 @@ import sys
 
 from polytile_core.errors import InputError
 
-COMMANDS = ("solve", "validate", "plugins", "schema")
+COMMANDS = ("solve", "validate", "plugins", "schema", "pieces")
 
 EXIT_INPUT_ERROR = 2
 
