@@ -1,0 +1,30 @@
+"""polytile renderers: SVG and PNG pictures of tilings, enclosures and galleries.
+
+One colour per piece (neighbours always differ, the same piece name keeps its colour
+across a gallery), thin grid lines, thick piece outlines, holes left blank, the enclosed
+field of an enclosure filled, optional checkerboard shading.  Options: ``[options.render]``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from polytile_core import hookimpl
+from polytile_render.scene import RenderOptions, layout
+from polytile_render.writers import write_png, write_svg
+
+__all__ = ["RenderOptions", "render_png", "render_svg"]
+
+
+def render_svg(result, path: Path, options: RenderOptions | None = None) -> None:
+    write_svg(layout(result, options), path)
+
+
+def render_png(result, path: Path, options: RenderOptions | None = None) -> None:
+    write_png(layout(result, options), path)
+
+
+@hookimpl
+def polytile_register_renderers(register):
+    register("svg", render_svg, options=RenderOptions, help="an SVG picture (a gallery for several solutions)")
+    register("png", render_png, options=RenderOptions, help="a PNG picture, drawn with Pillow")

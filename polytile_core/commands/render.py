@@ -1,0 +1,94 @@
+"""``polytile render``: draw a result file as a picture (svg, png, txt: any renderer plugin).
+
+The picture's format comes from the output file's extension.  Everything that can fail
+(unknown format, bad option, existing file) is checked before drawing, and before
+solving when ``polytile solve --render`` uses the same checks.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from polytile_core.convert import structure
+from polytile_core.errors import InputError
+from polytile_core.host import Host
+from polytile_core.results import Result
+from polytile_core.resultfile import read_result
+
+# Command-line flags that fill renderer options (those a renderer's options class has).
+OPTION_FLAGS = {
+    "cell_size": "--cell-size",
+    "checkerboard": "--checkerboard",
+    "columns": "--columns",
+    "limit": "--limit",
+}
+
+
+def add(subparsers):
+    command = subparsers.add_parser("render", help="draw a result file as a picture (svg, png, txt)")
+    command.add_argument("result", help="a result file written by `polytile solve -o` (.json or .toml)")
+    command.add_argument("-o", "--output", required=True, metavar="FILE", help="the picture; its extension picks the format")
+    command.add_argument("--format", help="the render format, when the extension does not say (see `polytile plugins`)")
+    command.add_argument("--force", action="store_true", help="replace the picture if it exists")
+    add_option_flags(command)
+    command.set_defaults(func=render)
+
+
+def add_option_flags(command) -> None:
+    command.add_argument("--cell-size", type=int, metavar="PX", help="pixels per cell")
+    command.add_argument("--checkerboard", action="store_true", default=None, help="shade the checkerboard's black cells")
+    command.add_argument("--columns", type=int, metavar="N", help="pictures per row of a gallery")
+    command.add_argument("--limit", type=int, metavar="N", help="most solutions drawn in a gallery")
+
+
+def flag_options(arguments) -> dict:
+    """The renderer options given as flags (None when not given)."""
+    return {key: getattr(arguments, key) for key in OPTION_FLAGS if getattr(arguments, key, None) is not None}
+
+
+def prepare_renderer(
+    host: Host, path: str, *, table: dict | None = None, force: bool = False, fmt: str | None = None
+) -> Callable[[Result], None]:
+    """Check the picture's format, options and file name now; return what draws it later.
+
+    ``table`` is the renderer's options table (``[options.render]`` and flags merged).
+    """
+    path = Path(path)
+    fmt = (fmt or path.suffix.lstrip(".")).lower()
+    if not fmt:
+        raise InputError("the picture needs an extension (.svg, .png, .txt) or --format", source=str(path))
+    registration = host.get("renderers", fmt)
+    option_path = f"options.{registration.plugin}"
+    if registration.options is None:
+        if table:
+            raise InputError(f"render format {fmt!r} takes no options (got {', '.join(table)})")
+        options = None
+    else:
+        options = structure(table or {}, registration.options, path=option_path)
+    if path.exists() and not force:
+        raise InputError("the file exists already; choose another name or pass --force", source=str(path))
+
+    def draw(result: Result) -> None:
+        directory = path.parent if str(path.parent) else Path(".")
+        handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=path.suffix)
+        os.close(handle)
+        try:
+            registration.provides(result, Path(temporary), options)
+            os.replace(temporary, path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+
+    return draw
+
+
+def render(arguments) -> int:
+    host = Host(autoload=not arguments.no_autoload)
+    draw = prepare_renderer(
+        host, arguments.output, table=flag_options(arguments), force=arguments.force, fmt=arguments.format
+    )
+    draw(read_result(arguments.result))
+    return 0
