@@ -16,7 +16,7 @@ from typing import Literal
 
 import attrs
 import pyscipopt
-from pyscipopt import SCIP_EVENTTYPE, SCIP_RESULT
+from pyscipopt import SCIP_EVENTTYPE, SCIP_RESULT, SCIP_STAGE
 
 from polytile_core import hookimpl
 from polytile_core.backend import BackendResult, SolveSettings
@@ -72,16 +72,32 @@ class _Enumerator(pyscipopt.Conshdlr):
     and symmetry handling are switched off for this).
     """
 
-    def __init__(self, decision, on_found, stop: threading.Event, deduplicate: bool):
-        self.decision = decision
+    def __init__(self, model: Model, xs, on_found, stop: threading.Event):
+        self.neutral = model
+        self.xs = xs
+        self.decision = [(index, xs[index]) for index in model.decision]
         self.on_found = on_found
         self.stop = stop
-        self.seen: set[tuple[int, ...]] | None = set() if deduplicate else None
+        # With auxiliary variables two leaves may share their decision variables.
+        self.seen: set[tuple[int, ...]] | None = set() if len(set(model.decision)) != model.num_variables else None
         self.count = 0
         self.error: BaseException | None = None
+        self.presolved_solution_recorded = False
+        self.active: list[pyscipopt.Variable] = []
 
     def conscheck(self, constraints, solution, checkintegrality, checklprows, printreason, completely):
+        # When presolving fixes every variable there is no tree: the one candidate left
+        # is only ever checked, never enforced, so it is recorded here.
+        if self.model.getStage() != SCIP_STAGE.SOLVING and self.model.getNVars(transformed=True) == 0:
+            every_one = {index for index, var in enumerate(self.xs) if self.model.getSolVal(solution, var) > 0.5}
+            if not self.presolved_solution_recorded and not self.neutral.check(every_one):
+                self.presolved_solution_recorded = True
+                self._record(tuple(index for index, _ in self.decision if index in every_one))
         return {"result": SCIP_RESULT.INFEASIBLE}
+
+    def consinitsol(self, constraints):
+        # Presolving is over and restarts are off, so the active variables stay these.
+        self.active = self.model.getVars(transformed=True)
 
     def consenfolp(self, constraints, nusefulconss, solinfeasible):
         return self._enforce(solinfeasible)
@@ -98,7 +114,7 @@ class _Enumerator(pyscipopt.Conshdlr):
         if self.stop.is_set() or self.error is not None:
             self.model.interruptSolve()
             return {"result": SCIP_RESULT.CUTOFF}
-        for var in self.model.getVars(transformed=True):
+        for var in self.active:
             if var.getLbLocal() < var.getUbLocal() - 0.5:
                 self.model.branchVar(var)
                 return {"result": SCIP_RESULT.BRANCHED}
@@ -107,13 +123,16 @@ class _Enumerator(pyscipopt.Conshdlr):
             if ones in self.seen:
                 return {"result": SCIP_RESULT.CUTOFF}
             self.seen.add(ones)
+        self._record(ones)
+        return {"result": SCIP_RESULT.CUTOFF}
+
+    def _record(self, ones: tuple[int, ...]) -> None:
         self.count += 1
         try:
             self.on_found(list(ones))
         except BaseException as exc:  # raised again after SCIP has unwound
             self.error = exc
             self.model.interruptSolve()
-        return {"result": SCIP_RESULT.CUTOFF}
 
 
 class _Watch(pyscipopt.Eventhdlr):
@@ -218,9 +237,7 @@ class ScipBackend:
         scip.includeEventhdlr(watch, "polytile_watch", "stop on request; stream incumbents")
         enumerator = None
         if method == "nogood":
-            enumerator = _Enumerator(
-                decision, on_solution, stop, deduplicate=len(set(model.decision)) != model.num_variables
-            )
+            enumerator = _Enumerator(model, xs, on_solution, stop)
             scip.includeConshdlr(
                 enumerator, "polytile_enumerate", "report every solution once",
                 enfopriority=_ENFORCE_LAST, chckpriority=_ENFORCE_LAST, needscons=False,
