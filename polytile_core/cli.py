@@ -9,7 +9,7 @@ import sys
 
 from polytile_core.errors import InputError
 
-COMMANDS = ("solve", "validate", "plugins", "schema", "render", "pieces")
+COMMANDS = ("solve", "validate", "plugins", "schema", "render", "pieces", "export")
 
 EXIT_INPUT_ERROR = 2
 

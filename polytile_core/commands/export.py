@@ -1,0 +1,23 @@
+"""``polytile export``: write the model of a pipeline file as a CPLEX LP or an MPS file,
+for any other solver."""
+
+from __future__ import annotations
+
+from polytile_core.export import FORMATS, export_pipeline
+from polytile_core.host import Host
+
+
+def add(subparsers):
+    command = subparsers.add_parser("export", help="write a pipeline's model as an LP or MPS file")
+    command.add_argument("pipeline", help="the pipeline TOML file")
+    command.add_argument("--format", choices=FORMATS, help="lp (CPLEX LP) or mps; default: from the file's extension")
+    command.add_argument("-o", "--output", metavar="FILE", required=True, help="the file to write")
+    command.add_argument("--force", action="store_true", help="replace the output file if it exists")
+    command.set_defaults(func=export)
+
+
+def export(arguments) -> int:
+    host = Host(autoload=not arguments.no_autoload)
+    path = export_pipeline(arguments.pipeline, arguments.output, arguments.format, replace=arguments.force, host=host)
+    print(f"wrote {path}")
+    return 0
