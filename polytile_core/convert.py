@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import enum
 import json
+import types
 import typing
 
+import attrs
 import cattrs
+from cattrs.gen import make_dict_structure_fn
 from cattrs.errors import (
     AttributeValidationNote,
     ClassValidationError,
@@ -54,6 +57,13 @@ def _is_literal(cl) -> bool:
 
 def _is_dict(cl) -> bool:
     return cl is dict or typing.get_origin(cl) is dict
+
+
+def _is_plain_union(cl) -> bool:
+    """A union of plain scalar types only, such as ``bool | int | float | str``."""
+    return typing.get_origin(cl) in (typing.Union, types.UnionType) and all(
+        arg in _TYPE_WORDS for arg in typing.get_args(cl)
+    )
 
 
 def make_converter() -> cattrs.Converter:
@@ -107,13 +117,39 @@ def make_converter() -> cattrs.Converter:
         allowed = typing.get_args(cl)
 
         def structure(value, _):
-            if value not in allowed or isinstance(value, bool):
+            if not any(value == choice and type(value) is type(choice) for choice in allowed):
                 choices = ", ".join(repr(a) for a in allowed)
                 raise ValueError(f"expected one of {choices}, got {_show(value)}")
             return value
 
         return structure
 
+    def union_hook_factory(cl):
+        members = typing.get_args(cl)
+
+        def structure(value, _):
+            # exact types: a bool is not an integer here, and 1 is not the string "1"
+            if type(value) in members:
+                return value
+            if float in members and type(value) is int:
+                return float(value)
+            words = [_TYPE_WORDS[member] for member in members]
+            raise ValueError(f"expected {', '.join(words[:-1])} or {words[-1]}, got {_show(value)}")
+
+        return structure
+
+    def attrs_hook_factory(cl):
+        fields_of = make_dict_structure_fn(cl, converter)
+
+        def structure(value, _):
+            if not isinstance(value, dict):
+                raise ValueError(f"expected a table, got {_show(value)}")
+            return fields_of(value, cl)
+
+        return structure
+
+    converter.register_structure_hook_factory(attrs.has, attrs_hook_factory)
+    converter.register_structure_hook_factory(_is_plain_union, union_hook_factory)
     converter.register_structure_hook_factory(_is_list, list_hook_factory)
     converter.register_structure_hook_factory(_is_dict, dict_hook_factory)
     converter.register_structure_hook_factory(_is_literal, literal_hook_factory)
