@@ -38,6 +38,11 @@ class MilpBackend:
 
     def solve(self, model: Model, settings: SolveSettings, on_solution, stop: threading.Event) -> BackendResult:
         deadline = None if settings.time_limit is None else time.monotonic() + settings.time_limit
+        if model.num_variables == 0:  # milp needs at least one variable; decide it here
+            if model.check([]):
+                return BackendResult(Termination.COMPLETED, Found.INFEASIBLE, "no variables", _count(settings, 0))
+            on_solution([])
+            return BackendResult(Termination.COMPLETED, Found.FEASIBLE, "no variables", _count(settings, 1))
         rows, lower, upper = _rows(model)
         cost = np.zeros(model.num_variables)
         if model.objective is not None and settings.mode in ("one", "optimize"):
@@ -49,7 +54,7 @@ class MilpBackend:
             if answer is None:
                 cut_short = Termination.INTERRUPTED if stop.is_set() else Termination.TIME_LIMIT
                 found = Found.FEASIBLE if count else Found.NONE
-                return BackendResult(cut_short, found, "time slice ended", count if settings.mode != "one" else None)
+                return BackendResult(cut_short, found, "stopped between time slices", _count(settings, count))
             if answer.status == 2:  # infeasible: no (further) solution
                 if settings.mode in ("all", "count"):
                     found = Found.FEASIBLE if count else Found.INFEASIBLE
@@ -85,6 +90,10 @@ class MilpBackend:
                 return answer
             slice_seconds *= 2
         return None
+
+
+def _count(settings: SolveSettings, number: int) -> int | None:
+    return number if settings.mode in ("all", "count") else None
 
 
 def _rows(model: Model):

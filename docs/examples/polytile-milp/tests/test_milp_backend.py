@@ -1,0 +1,19 @@
+"""The example plugin tested the way a third-party author would test theirs."""
+
+from importlib.metadata import entry_points
+
+import polytile_milp
+from polytile_core.host import Host
+from polytile_core.testing import BackendConformance
+
+
+def test_found_through_its_entry_point():
+    assert "milp" in {entry.name for entry in entry_points(group="polytile")}
+    registration = Host().get("backends", "milp")
+    assert (registration.plugin, registration.provides) == ("milp", polytile_milp.MilpBackend)
+
+
+class TestMilpConformance(BackendConformance):
+    backend_name = "milp"
+    plugin = polytile_milp
+    options = {"first_slice": 0.5}
