@@ -165,8 +165,12 @@ def make_plan(pipeline: Pipeline, host: Host) -> Plan:
     solve = pipeline.solve
     if solve.jobs < 1:
         raise InputError(f"expected 1 or more, got {solve.jobs}", path="solve.jobs")
-    if solve.time_limit is not None and solve.time_limit <= 0:
+    if solve.time_limit is not None and not solve.time_limit > 0:  # also refuses nan
         raise InputError(f"expected a positive number of seconds, got {solve.time_limit}", path="solve.time_limit")
+    if solve.workers is not None and solve.workers < 1:
+        raise InputError(f"expected 1 or more, got {solve.workers}", path="solve.workers")
+    if solve.seed is not None and not 0 <= solve.seed < 2**31:
+        raise InputError(f"expected a seed from 0 to {2**31 - 1}, got {solve.seed}", path="solve.seed")
     if solve.keep is not None and solve.keep < 0:
         raise InputError(f"expected 0 or more, got {solve.keep}", path="solve.keep")
     known = {name for capability in host.registry.values() for name in capability}
