@@ -15,6 +15,9 @@ import attrs
 Cell = tuple[int, int]
 Cells = tuple[Cell, ...]
 Kind = Literal["free", "one-sided", "fixed"]
+# Far beyond what an exact solver can tile, and small enough to refuse a typo such as
+# width = 100000000 before building it fills the memory.
+MAX_REGION_CELLS = 100_000
 
 # The eight symmetries of the square, as maps on (x, y).  The first four are rotations.
 SQUARE_SYMMETRIES = (
@@ -117,11 +120,16 @@ class Region:
     def rectangle(cls, width: int, height: int) -> Region:
         if width < 1 or height < 1:
             raise GeometryError(f"a rectangle needs a positive width and height, got {width}×{height}")
+        if width * height > MAX_REGION_CELLS:
+            raise GeometryError(f"{width}×{height} is more than the {MAX_REGION_CELLS} cells a region may have")
         return cls((x, y) for x in range(width) for y in range(height))
 
     @classmethod
     def from_rows(cls, rows: Sequence[str]) -> Region:
-        return cls(cells_from_rows(rows))
+        cells = cells_from_rows(rows)
+        if len(cells) > MAX_REGION_CELLS:
+            raise GeometryError(f"{len(cells)} cells is more than the {MAX_REGION_CELLS} cells a region may have")
+        return cls(cells)
 
     @property
     def width(self) -> int:
