@@ -24,7 +24,7 @@ import numpy as np
 from polytile_core.geometry import SQUARE_SYMMETRIES
 
 # How many of the square's symmetries (rotations first) each kind identifies.
-SYMMETRIES_OF_KIND = {"fixed": 1, "one-sided": 4, "free": 8}
+SYMMETRIES_OF_KIND = {"free": 8, "one-sided": 4, "fixed": 1}
 BATCH = 200_000
 
 
