@@ -1,0 +1,46 @@
+"""polytile_core.testing checks itself: its brute force against published counts, its
+reference backend against the conformance suite, fresh_host against installed plugins."""
+
+import pytest
+
+from polytile_core.errors import InputError
+from polytile_core.geometry import Region
+from polytile_core.testing import (
+    INSTANCES, REFERENCE_PLUGIN, BackendConformance, count_tilings_brute_force, fresh_host, own_orientations,
+)
+
+
+@pytest.mark.parametrize("instance", INSTANCES, ids=[instance.name for instance in INSTANCES])
+def test_the_brute_force_gives_every_listed_count(instance):
+    assert count_tilings_brute_force(instance.region.cells, instance.pieces) == instance.count
+
+
+@pytest.mark.parametrize("n, dominoes", [(2, 2), (4, 36), (6, 6728)])
+def test_the_brute_force_counts_square_domino_tilings_like_oeis_a004003(n, dominoes):
+    (domino,) = next(i for i in INSTANCES if i.name == "4x4 dominoes").pieces
+    assert count_tilings_brute_force(Region.rectangle(n, n).cells, [domino]) == dominoes
+
+
+def test_own_orientations_give_the_tetromino_counts():
+    # The 5 free tetrominoes are 7 one-sided and 19 fixed ones (OEIS A000988, A001168).
+    tetrominoes = [[(0, 0), (1, 0), (2, 0), (3, 0)], [(0, 0), (1, 0), (0, 1), (1, 1)],
+                   [(0, 0), (1, 0), (2, 0), (1, 1)], [(1, 0), (2, 0), (0, 1), (1, 1)],
+                   [(0, 0), (1, 0), (2, 0), (0, 1)]]
+    free = [own_orientations(shape, "free") for shape in tetrominoes]
+    one_sided = [own_orientations(shape, "one-sided") for shape in tetrominoes]
+    assert sum(len(forms) for forms in free) == 19
+    assert sum(len(f) // len(o) for f, o in zip(free, one_sided)) == 7
+    assert all(len(own_orientations(shape, "fixed")) == 1 for shape in tetrominoes)
+
+
+def test_fresh_host_has_only_the_given_plugins():
+    assert set(fresh_host().registry["backends"]) == set()
+    host = fresh_host(REFERENCE_PLUGIN)
+    assert set(host.registry["backends"]) == {"reference"}
+    with pytest.raises(InputError):
+        host.get("backends", "cpsat")
+
+
+class TestReferenceBackendConformance(BackendConformance):
+    backend_name = "reference"
+    plugin = REFERENCE_PLUGIN
