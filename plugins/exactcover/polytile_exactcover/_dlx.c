@@ -1,0 +1,340 @@
+/* Dancing links (Knuth's Algorithm X, dlx1 layout) with counted groups.
+ *
+ * Primary items must be covered exactly once.  Each option may also add a positive
+ * weight to some *groups* (piece-count rows); a group's total must end in [lo, hi].
+ * The upper bound is enforced while searching (an option that would overflow a group
+ * is skipped), the lower bound when every item is covered.
+ *
+ * The search runs with the GIL released.  It calls the Python callback once per
+ * solution (taking the GIL back for the call), checks a cancel flag and the clock
+ * every few thousand nodes, and stops after ``limit`` solutions when ``limit`` > 0.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { DONE = 0, LIMIT = 1, CANCELLED = 2, TIMED_OUT = 3, FAILED = 4 };
+
+typedef struct {
+    PyObject_HEAD
+    int n_items, n_nodes, n_options, n_groups;
+    int *llink, *rlink;            /* item headers, 0 = root */
+    int *top, *ulink, *dlink;      /* nodes; top <= 0 marks a spacer */
+    int *len;
+    int *node_option;              /* option of each regular node */
+    int *group_start, *group_id;   /* option -> its (group, weight) pairs */
+    long long *group_weight;
+    long long *count_in_group, *lo, *hi;
+    int *chosen;                   /* option chosen at each level */
+    volatile int cancel;
+    /* per run */
+    unsigned long long solutions, limit, nodes;
+    double deadline;
+    int status, running;
+    PyObject *callback;
+    PyThreadState *thread_state;
+} Search;
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static void hide(Search *s, int p) {
+    for (int q = p + 1; q != p;) {
+        int x = s->top[q];
+        if (x <= 0) { q = s->ulink[q]; continue; }
+        int u = s->ulink[q], d = s->dlink[q];
+        s->dlink[u] = d; s->ulink[d] = u; s->len[x]--; q++;
+    }
+}
+
+static void unhide(Search *s, int p) {
+    for (int q = p - 1; q != p;) {
+        int x = s->top[q];
+        if (x <= 0) { q = s->dlink[q]; continue; }
+        int u = s->ulink[q], d = s->dlink[q];
+        s->dlink[u] = q; s->ulink[d] = q; s->len[x]++; q--;
+    }
+}
+
+static void cover(Search *s, int i) {
+    for (int p = s->dlink[i]; p != i; p = s->dlink[p]) hide(s, p);
+    int l = s->llink[i], r = s->rlink[i];
+    s->rlink[l] = r; s->llink[r] = l;
+}
+
+static void uncover(Search *s, int i) {
+    int l = s->llink[i], r = s->rlink[i];
+    s->rlink[l] = i; s->llink[r] = i;
+    for (int p = s->ulink[i]; p != i; p = s->ulink[p]) unhide(s, p);
+}
+
+static int fits(Search *s, int option) {
+    for (int k = s->group_start[option]; k < s->group_start[option + 1]; k++) {
+        int g = s->group_id[k];
+        if (s->count_in_group[g] + s->group_weight[k] > s->hi[g]) return 0;
+    }
+    return 1;
+}
+
+static void add_groups(Search *s, int option, int sign) {
+    for (int k = s->group_start[option]; k < s->group_start[option + 1]; k++)
+        s->count_in_group[s->group_id[k]] += sign * s->group_weight[k];
+}
+
+/* Report one solution; returns 0 to stop the search. */
+static int report(Search *s, int depth) {
+    for (int g = 0; g < s->n_groups; g++)
+        if (s->count_in_group[g] < s->lo[g]) return 1;
+    s->solutions++;
+    if (s->callback != Py_None) {
+        PyEval_RestoreThread(s->thread_state);
+        PyObject *ones = PyList_New(depth);
+        int ok = ones != NULL;
+        for (int k = 0; ok && k < depth; k++) {
+            PyObject *value = PyLong_FromLong(s->chosen[k]);
+            if (value == NULL) ok = 0; else PyList_SET_ITEM(ones, k, value);
+        }
+        if (ok) {
+            PyObject *answer = PyObject_CallOneArg(s->callback, ones);
+            ok = answer != NULL;
+            Py_XDECREF(answer);
+        }
+        Py_XDECREF(ones);
+        s->thread_state = PyEval_SaveThread();
+        if (!ok) { s->status = FAILED; return 0; }
+    }
+    if (s->limit && s->solutions >= s->limit) { s->status = LIMIT; return 0; }
+    return 1;
+}
+
+/* Returns 0 when the whole search must stop. */
+static int search(Search *s, int depth) {
+    if (s->rlink[0] == 0) return report(s, depth);
+    if ((++s->nodes & 4095) == 0) {
+        if (s->cancel) { s->status = CANCELLED; return 0; }
+        if (s->deadline > 0 && now() > s->deadline) { s->status = TIMED_OUT; return 0; }
+    }
+    int best = -1, fewest = 0x7fffffff;
+    for (int i = s->rlink[0]; i != 0; i = s->rlink[i]) {
+        if (s->len[i] < fewest) { fewest = s->len[i]; best = i; if (fewest <= 1) break; }
+    }
+    if (fewest == 0) return 1;
+    int go_on = 1;
+    cover(s, best);
+    for (int r = s->dlink[best]; go_on && r != best; r = s->dlink[r]) {
+        int option = s->node_option[r];
+        if (s->n_groups && !fits(s, option)) continue;
+        add_groups(s, option, 1);
+        for (int q = r + 1; q != r;) {
+            int x = s->top[q];
+            if (x <= 0) q = s->ulink[q]; else { cover(s, x); q++; }
+        }
+        s->chosen[depth] = option;
+        go_on = search(s, depth + 1);
+        for (int q = r - 1; q != r;) {
+            int x = s->top[q];
+            if (x <= 0) q = s->dlink[q]; else { uncover(s, x); q--; }
+        }
+        add_groups(s, option, -1);
+    }
+    uncover(s, best);
+    return go_on;
+}
+
+static void Search_dealloc(Search *s) {
+    free(s->llink); free(s->rlink); free(s->top); free(s->ulink); free(s->dlink);
+    free(s->len); free(s->node_option); free(s->group_start); free(s->group_id);
+    free(s->group_weight); free(s->count_in_group); free(s->lo); free(s->hi); free(s->chosen);
+    Py_TYPE(s)->tp_free((PyObject *)s);
+}
+
+static int read_int(PyObject *seq, Py_ssize_t k, long long *out) {
+    PyObject *item = PySequence_GetItem(seq, k);
+    if (item == NULL) return -1;
+    *out = PyLong_AsLongLong(item);
+    Py_DECREF(item);
+    return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
+}
+
+/* Search(n_items, options, groups)
+ *   options: a list, per option, of (items, memberships): items are 1..n_items,
+ *            memberships a list of (group, weight);
+ *   groups:  a list of (lo, hi). */
+static int Search_init(Search *s, PyObject *args, PyObject *kwds) {
+    int n_items;
+    PyObject *options, *groups;
+    if (!PyArg_ParseTuple(args, "iOO", &n_items, &options, &groups)) return -1;
+    Py_ssize_t n_options = PySequence_Length(options), n_groups = PySequence_Length(groups);
+    if (n_options < 0 || n_groups < 0) return -1;
+    long long total = 0, memberships = 0;
+    for (Py_ssize_t o = 0; o < n_options; o++) {
+        PyObject *option = PySequence_GetItem(options, o);
+        if (option == NULL) return -1;
+        PyObject *items = PySequence_GetItem(option, 0), *member = PySequence_GetItem(option, 1);
+        Py_DECREF(option);
+        if (items == NULL || member == NULL) { Py_XDECREF(items); Py_XDECREF(member); return -1; }
+        Py_ssize_t k = PySequence_Length(items), m = PySequence_Length(member);
+        Py_DECREF(items); Py_DECREF(member);
+        if (k <= 0) { PyErr_SetString(PyExc_ValueError, "every option needs at least one item"); return -1; }
+        if (m < 0) return -1;
+        total += k; memberships += m;
+    }
+    s->n_items = n_items;
+    s->n_options = (int)n_options;
+    s->n_groups = (int)n_groups;
+    s->n_nodes = (int)(n_items + 1 + total + n_options + 1);
+    s->llink = calloc(n_items + 1, sizeof(int));
+    s->rlink = calloc(n_items + 1, sizeof(int));
+    s->top = calloc(s->n_nodes, sizeof(int));
+    s->ulink = calloc(s->n_nodes, sizeof(int));
+    s->dlink = calloc(s->n_nodes, sizeof(int));
+    s->len = calloc(n_items + 1, sizeof(int));
+    s->node_option = calloc(s->n_nodes, sizeof(int));
+    s->group_start = calloc(n_options + 1, sizeof(int));
+    s->group_id = calloc(memberships + 1, sizeof(int));
+    s->group_weight = calloc(memberships + 1, sizeof(long long));
+    s->count_in_group = calloc(n_groups + 1, sizeof(long long));
+    s->lo = calloc(n_groups + 1, sizeof(long long));
+    s->hi = calloc(n_groups + 1, sizeof(long long));
+    s->chosen = calloc(n_items + 1, sizeof(int));
+    if (!s->llink || !s->rlink || !s->top || !s->ulink || !s->dlink || !s->len || !s->node_option ||
+        !s->group_start || !s->group_id || !s->group_weight || !s->count_in_group || !s->lo || !s->hi || !s->chosen) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (int i = 0; i <= n_items; i++) {
+        s->llink[i] = i == 0 ? n_items : i - 1;
+        s->rlink[i] = i == n_items ? 0 : i + 1;
+        s->ulink[i] = s->dlink[i] = i;
+    }
+    for (Py_ssize_t g = 0; g < n_groups; g++) {
+        PyObject *bounds = PySequence_GetItem(groups, g);
+        if (bounds == NULL) return -1;
+        int bad = read_int(bounds, 0, &s->lo[g]) || read_int(bounds, 1, &s->hi[g]);
+        Py_DECREF(bounds);
+        if (bad) return -1;
+    }
+    int x = n_items + 1, spacer = x, k = 0;
+    s->top[spacer] = 0;
+    for (Py_ssize_t o = 0; o < n_options; o++) {
+        PyObject *option = PySequence_GetItem(options, o);
+        PyObject *items = PySequence_GetItem(option, 0), *member = PySequence_GetItem(option, 1);
+        Py_DECREF(option);
+        Py_ssize_t n = PySequence_Length(items), m = PySequence_Length(member);
+        int first = x + 1;
+        for (Py_ssize_t j = 0; j < n; j++) {
+            long long item;
+            if (read_int(items, j, &item)) { Py_DECREF(items); Py_DECREF(member); return -1; }
+            if (item < 1 || item > n_items) {
+                Py_DECREF(items); Py_DECREF(member);
+                PyErr_SetString(PyExc_ValueError, "item out of range");
+                return -1;
+            }
+            x++;
+            s->top[x] = (int)item;
+            s->node_option[x] = (int)o;
+            s->len[item]++;
+            s->ulink[x] = s->ulink[item];
+            s->dlink[x] = (int)item;
+            s->dlink[s->ulink[item]] = x;
+            s->ulink[item] = x;
+        }
+        s->dlink[spacer] = x;            /* last node of this option */
+        x++;
+        spacer = x;
+        s->top[spacer] = -(int)o - 1;
+        s->ulink[spacer] = first;        /* first node of the option before it */
+        s->group_start[o] = k;
+        for (Py_ssize_t j = 0; j < m; j++) {
+            PyObject *pair = PySequence_GetItem(member, j);
+            long long group, weight;
+            int bad = pair == NULL || read_int(pair, 0, &group) || read_int(pair, 1, &weight);
+            Py_XDECREF(pair);
+            if (bad) { Py_DECREF(items); Py_DECREF(member); return -1; }
+            if (group < 0 || group >= n_groups) {
+                Py_DECREF(items); Py_DECREF(member);
+                PyErr_SetString(PyExc_ValueError, "group out of range");
+                return -1;
+            }
+            s->group_id[k] = (int)group;
+            s->group_weight[k] = weight;
+            k++;
+        }
+        Py_DECREF(items); Py_DECREF(member);
+    }
+    s->group_start[n_options] = k;
+    s->dlink[spacer] = 0;
+    return 0;
+}
+
+/* run(callback, limit, time_limit) -> (status, solutions)
+ * status: "completed", "solution_limit", "interrupted" or "time_limit". */
+static PyObject *Search_run(Search *s, PyObject *args) {
+    PyObject *callback;
+    unsigned long long limit;
+    double time_limit;
+    if (!PyArg_ParseTuple(args, "OKd", &callback, &limit, &time_limit)) return NULL;
+    if (s->running) { PyErr_SetString(PyExc_RuntimeError, "this search is already running"); return NULL; }
+    s->callback = callback;
+    s->limit = limit;
+    s->solutions = 0;
+    s->nodes = 0;
+    s->status = DONE;
+    s->deadline = time_limit > 0 ? now() + time_limit : 0;
+    memset(s->count_in_group, 0, sizeof(long long) * (s->n_groups + 1));
+    s->running = 1;
+    Py_INCREF(callback);
+    s->thread_state = PyEval_SaveThread();
+    if (!s->cancel) search(s, 0);
+    else s->status = CANCELLED;
+    PyEval_RestoreThread(s->thread_state);
+    s->running = 0;
+    Py_DECREF(callback);
+    if (s->status == FAILED) return NULL;
+    static const char *names[] = {"completed", "solution_limit", "interrupted", "time_limit"};
+    return Py_BuildValue("(sK)", names[s->status], s->solutions);
+}
+
+static PyObject *Search_cancel(Search *s, PyObject *unused) {
+    s->cancel = 1;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef Search_methods[] = {
+    {"run", (PyCFunction)Search_run, METH_VARARGS,
+     "run(callback, limit, time_limit) -> (status, solutions); callback None counts only"},
+    {"cancel", (PyCFunction)Search_cancel, METH_NOARGS, "ask a running search to stop soon (any thread)"},
+    {NULL}
+};
+
+static PyTypeObject SearchType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "polytile_exactcover._dlx.Search",
+    .tp_basicsize = sizeof(Search),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Search(n_items, options, groups): an exact cover with counted groups",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Search_init,
+    .tp_dealloc = (destructor)Search_dealloc,
+    .tp_methods = Search_methods,
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_dlx", "Dancing links with counted groups", -1, NULL};
+
+PyMODINIT_FUNC PyInit__dlx(void) {
+    if (PyType_Ready(&SearchType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    Py_INCREF(&SearchType);
+    if (PyModule_AddObject(m, "Search", (PyObject *)&SearchType) < 0) {
+        Py_DECREF(&SearchType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,162 @@
+"""Solving up to symmetry, with the symmetry broken inside the search.
+
+Take an *anchor*: a row that every solution covers exactly once (a piece used once, or
+a cell every symmetry fixes) and that the symmetry group G maps onto itself.  Its
+placements fall into orbits under G; keep one representative p per orbit.
+
+* If no symmetry but the identity fixes p, every solution with the anchor at p has a
+  trivial stabiliser, and each class of |G| solutions has exactly one member with the
+  anchor on a representative: searching only those gives each class once, and
+  |G| × that many raw solutions.
+* If a subgroup K ≠ 1 fixes p, the solutions with the anchor at p are N_p, of which
+  (1/|K|) Σ_k Fix_k are distinct (Burnside over K; Fix_k counts, through a smaller
+  model, the ones k leaves unchanged), and they stand for |G|/|K| × N_p raw solutions.
+  Listing keeps those that are the smallest of their images under K.
+
+The anchor is the row with the fewest representatives fixed by a symmetry, then the
+fewest representatives (the X pentomino in 6×10: 8 placements, none fixed).  Without an
+anchor (one piece kind used many times), counting uses Burnside over all of G and
+listing keeps the smallest image of each class.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from polytile_core.errors import InputError
+from polytile_core.model import Model
+from polytile_core.symmetry import burnside, checked_symmetries, fixed_model, is_smallest_image
+
+from polytile_exactcover import ExactCoverOptions, Limits, Outcome, count_covers, enumerate_covers
+from polytile_exactcover.cover import CoverProblem, cover_problem
+
+
+@attrs.frozen
+class Anchor:
+    row: int
+    variables: frozenset[int]
+    free: tuple[int, ...]        # representatives no symmetry but the identity fixes
+    fixed: tuple[int, ...]       # representatives some symmetry fixes
+
+
+def restricted(problem: CoverProblem, leave_out: set[int]) -> CoverProblem:
+    """The same exact cover without the options of the variables ``leave_out``."""
+    keep = [k for k, var in enumerate(problem.variables) if var not in leave_out]
+    return attrs.evolve(
+        problem,
+        options=tuple(problem.options[k] for k in keep),
+        variables=tuple(problem.variables[k] for k in keep),
+    )
+
+
+def choose_anchor(model: Model, problem: CoverProblem, group: list[tuple[int, ...]]) -> Anchor | None:
+    usable = set(problem.variables)
+    best = None
+    for row in problem.rows:
+        variables = frozenset(var for var, _ in model.constraints[row].terms)
+        if any(frozenset(g[var] for var in variables) != variables for g in group):
+            continue
+        free, fixed, seen = [], [], set()
+        for var in sorted(variables):
+            if var in seen:
+                continue
+            orbit = {g[var] for g in group}
+            seen |= orbit
+            if var not in usable:
+                continue
+            (free if len(orbit) == len(group) else fixed).append(var)
+        anchor = Anchor(row, variables, tuple(free), tuple(fixed))
+        if best is None or (len(fixed), len(free) + len(fixed)) < (len(best.fixed), len(best.free) + len(best.fixed)):
+            best = anchor
+    return best
+
+
+def count_fixed(model: Model, permutation, keep: set[int] | None, options, limits: Limits) -> Outcome:
+    """Solutions left unchanged by ``permutation`` (among those using only ``keep``)."""
+    fixed, merged = fixed_model(model, permutation)
+    allowed = None if keep is None else {new for new, cycle in enumerate(merged) if set(cycle) <= keep}
+    return count_covers(fixed, cover_problem(fixed, allowed=allowed), options, limits)
+
+
+def solve_distinct(
+    model: Model, problem: CoverProblem, mode: str, report, limits: Limits, options: ExactCoverOptions
+) -> tuple[Outcome, int | None]:
+    """(raw outcome, distinct count) in mode ``all`` (listing one tiling per class) or ``count``."""
+    try:
+        group = checked_symmetries(model)
+    except ValueError as exc:
+        raise InputError(f"cannot solve up to symmetry: {exc}", path="solve.distinct") from None
+    if not group:
+        plain = count_covers(model, problem, options, limits) if mode == "count" else enumerate_covers(problem, report, limits)
+        return plain, None
+    anchor = choose_anchor(model, problem, group) if options.symmetry == "search" and len(group) > 1 else None
+    if anchor is None:
+        return _whole_group(model, problem, mode, report, limits, options, group)
+    return _anchored(model, problem, mode, report, limits, options, group, anchor)
+
+
+def _whole_group(model, problem, mode, report, limits, options, group):
+    others = group[1:]
+    if mode == "count":
+        raw = count_covers(model, problem, options, limits)
+        fixes = [raw.count]
+        for permutation in others:
+            if raw.status != "completed":
+                return raw, None
+            fixed = count_fixed(model, permutation, None, options, limits)
+            raw.add(Outcome(fixed.status, 0, fixed.how))
+            fixes.append(fixed.count)
+        raw.how += "+burnside"
+        return raw, burnside(fixes) if raw.status == "completed" else None
+    kept = [0]
+
+    def keep_smallest(ones):
+        if is_smallest_image(ones, others):
+            kept[0] += 1
+            report(ones)
+
+    outcome = enumerate_covers(problem, keep_smallest, limits)
+    outcome.how += "+smallest-image"
+    return outcome, kept[0]
+
+
+def _anchored(model, problem, mode, report, limits, options, group, anchor: Anchor):
+    order = len(group)
+    total = Outcome("completed", 0, "dlx+anchor")
+    distinct = 0
+    free_part = restricted(problem, set(anchor.variables) - set(anchor.free))
+    if mode == "count":
+        part = count_covers(model, free_part, options, limits)
+    else:
+        part = enumerate_covers(free_part, report, limits)
+    total.add(part, order)
+    distinct += part.count
+    for placement in anchor.fixed:
+        if total.status != "completed":
+            break
+        stabiliser = [g for g in group if g[placement] == placement]
+        at_placement = restricted(problem, set(anchor.variables) - {placement})
+        if mode == "count":
+            part = count_covers(model, at_placement, options, limits)
+            fixes = [part.count]
+            keep = set(at_placement.variables)
+            for permutation in stabiliser[1:]:
+                fixed = count_fixed(model, permutation, keep, options, limits)
+                if fixed.status != "completed":
+                    part.status = fixed.status
+                    break
+                fixes.append(fixed.count)
+            else:
+                distinct += burnside(fixes)
+        else:
+            kept = [0]
+
+            def keep_smallest(ones, others=stabiliser[1:]):
+                if is_smallest_image(ones, others):
+                    kept[0] += 1
+                    report(ones)
+
+            part = enumerate_covers(at_placement, keep_smallest, limits)
+            distinct += kept[0]
+        total.add(part, order // len(stabiliser))
+    return total, distinct if total.status == "completed" else None
