@@ -174,6 +174,9 @@ def make_plan(pipeline: Pipeline, host: Host) -> Plan:
     if solve.keep is not None and solve.keep < 0:
         raise InputError(f"expected 0 or more, got {solve.keep}", path="solve.keep")
     known = {name for capability in host.registry.values() for name in capability}
+    # A plugin that registers several things sharing options reads one table named after
+    # itself: the render plugin's svg and png formats read [options.render].
+    known |= set(host.plugin_origins())
     for name in pipeline.options:
         if name not in known:
             raise InputError(f"no installed plugin provides {name!r} (see `polytile plugins`)", path=f"options.{name}")

@@ -8,7 +8,6 @@ solving when ``polytile solve --render`` uses the same checks.
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -50,11 +49,18 @@ def flag_options(arguments) -> dict:
 
 
 def prepare_renderer(
-    host: Host, path: str, *, table: dict | None = None, force: bool = False, fmt: str | None = None
+    host: Host,
+    path: str,
+    *,
+    tables: dict[str, dict] | None = None,
+    flags: dict | None = None,
+    force: bool = False,
+    fmt: str | None = None,
 ) -> Callable[[Result], None]:
     """Check the picture's format, options and file name now; return what draws it later.
 
-    ``table`` is the renderer's options table (``[options.render]`` and flags merged).
+    The renderer's options are the pipeline's table named after its plugin
+    (``[options.render]`` for svg and png) from ``tables``, with ``flags`` on top.
     """
     path = Path(path)
     fmt = (fmt or path.suffix.lstrip(".")).lower()
@@ -62,6 +68,7 @@ def prepare_renderer(
         raise InputError("the picture needs an extension (.svg, .png, .txt) or --format", source=str(path))
     registration = host.get("renderers", fmt)
     option_path = f"options.{registration.plugin}"
+    table = {**(tables or {}).get(registration.plugin, {}), **(flags or {})}
     if registration.options is None:
         if table:
             raise InputError(f"render format {fmt!r} takes no options (got {', '.join(table)})")
@@ -72,14 +79,13 @@ def prepare_renderer(
         raise InputError("the file exists already; choose another name or pass --force", source=str(path))
 
     def draw(result: Result) -> None:
-        directory = path.parent if str(path.parent) else Path(".")
-        handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=path.suffix)
-        os.close(handle)
+        # Drawn beside the target, then renamed: a failed or interrupted drawing leaves no half picture.
+        temporary = path.with_name(f".{path.stem}.{os.getpid()}.tmp{path.suffix}")
         try:
-            registration.provides(result, Path(temporary), options)
+            registration.provides(result, temporary, options)
             os.replace(temporary, path)
         except BaseException:
-            Path(temporary).unlink(missing_ok=True)
+            temporary.unlink(missing_ok=True)
             raise
 
     return draw
@@ -88,7 +94,7 @@ def prepare_renderer(
 def render(arguments) -> int:
     host = Host(autoload=not arguments.no_autoload)
     draw = prepare_renderer(
-        host, arguments.output, table=flag_options(arguments), force=arguments.force, fmt=arguments.format
+        host, arguments.output, flags=flag_options(arguments), force=arguments.force, fmt=arguments.format
     )
     draw(read_result(arguments.result))
     return 0

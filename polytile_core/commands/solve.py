@@ -8,7 +8,9 @@ import sys
 from polytile_core.errors import InputError
 from polytile_core.host import Host
 from polytile_core.picture import ascii_picture
-from polytile_core.pipeline import load_plan
+from polytile_core.commands.render import prepare_renderer
+from polytile_core.pipeline import load_plan, read_pipeline
+from polytile_core.progress import ProgressLine
 from polytile_core.resultfile import result_text, write_result
 from polytile_core.results import Result
 from polytile_core.run import run
@@ -25,7 +27,10 @@ def add(subparsers):
     command.add_argument("--executor", help="executor plugin for the parts of a split")
     command.add_argument("-o", "--output", metavar="FILE", help="write the result as .json or .toml ('-' = JSON on stdout)")
     command.add_argument("--force", action="store_true", help="replace the output file if it exists")
-    command.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    command.add_argument(
+        "--render", metavar="FILE", help="also draw the result: .svg, .png or .txt (options: [options.render])"
+    )
+    command.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors (no progress line)")
     command.set_defaults(func=solve)
 
 
@@ -49,13 +54,21 @@ def solve(arguments) -> int:
     to_stdout = arguments.output == "-"
     report = sys.stderr if to_stdout else sys.stdout
     try:
-        result = run(plan)
+        # The picture's format, options and file are checked now, not after a long run.
+        draw = None
+        if arguments.render:
+            tables = read_pipeline(arguments.pipeline).options
+            draw = prepare_renderer(host, arguments.render, tables=tables, force=arguments.force)
+        with ProgressLine(sys.stderr, enabled=not arguments.quiet) as progress:
+            result = run(plan, on_progress=progress)
     except InputError as exc:
         raise exc.with_source(arguments.pipeline) from None
     if arguments.output and not to_stdout:
         write_result(result, arguments.output, replace=arguments.force)
     if to_stdout:
         sys.stdout.write(result_text(result))
+    if draw is not None:
+        draw(result)
     if not arguments.quiet:
         print(summary(result), file=report)
     return 130 if result.termination.value == "interrupted" else 0

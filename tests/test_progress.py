@@ -1,0 +1,146 @@
+"""The progress line, and Ctrl-C on a long run: it stops, and still writes what it found."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import pty
+import select
+import signal
+import subprocess
+import sys
+import time
+
+from polytile_core.progress import ProgressLine, elapsed_text, progress_text
+from polytile_core.run import Progress
+
+# 8×8 with dominoes has 12,988,816 tilings (OEIS A004003): listing them all takes far
+# longer than any test, so the run is still going when it is interrupted.
+LONG_RUN = """
+[region]
+width = 8
+height = 8
+[[pieces]]
+name = "D"
+shape = ["##"]
+unlimited = true
+[solve]
+backend = "cpsat"
+"""
+
+
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_the_line_says_solutions_parts_and_time():
+    assert progress_text(Progress(1, 0, None, 5.2)) == "1 solution | 0:05"
+    assert progress_text(Progress(12345, 3, 660, 125)) == "12,345 solutions | parts 3/660 | 2:05"
+    assert progress_text(Progress(0, 7, None, 3)) == "0 solutions | parts 7 done | 0:03"
+    assert elapsed_text(3 * 3600 + 62) == "3:01:02"
+
+
+def test_the_line_is_rewritten_in_place_and_wiped_at_the_end():
+    stream = Terminal()
+    with ProgressLine(stream) as progress:
+        progress(Progress(12345, 0, None, 1))
+        progress(Progress(2, 0, None, 2))
+    text = stream.getvalue()
+    assert "\n" not in text
+    assert text.startswith("\r12,345 solutions | 0:01")
+    # The shorter second line is padded over the first, and the end leaves a blank line.
+    assert "\r2 solutions | 0:02" + " " * 5 in text
+    assert text.endswith("\r")
+
+
+def test_nothing_is_written_when_stderr_is_not_a_terminal_or_when_quiet():
+    for stream, enabled in ((io.StringIO(), True), (Terminal(), False)):
+        with ProgressLine(stream, enabled=enabled) as progress:
+            progress(Progress(5, 1, 2, 1))
+        assert stream.getvalue() == ""
+
+
+def _start_in_terminal(arguments, cwd):
+    """Start ``polytile`` with stderr on a pseudo-terminal (so the progress line shows)."""
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "polytile_core.cli", "solve", *arguments],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=terminal,
+        stdin=subprocess.DEVNULL,
+    )
+    os.close(terminal)
+    return process, controller
+
+
+def _read_until(controller, predicate, timeout):
+    """Read the terminal until ``predicate(text)`` holds; return all text read."""
+    text, deadline = "", time.monotonic() + timeout
+    while time.monotonic() < deadline and not predicate(text):
+        ready, _, _ = select.select([controller], [], [], 0.5)
+        if ready:
+            try:
+                text += os.read(controller, 4096).decode("utf-8", "replace")
+            except OSError:  # the process closed the terminal
+                break
+    return text
+
+
+def _shown_counts(text):
+    counts = []
+    for chunk in text.split("\r"):
+        words = chunk.strip().split(" ")
+        if len(words) > 1 and words[1].startswith("solution"):
+            counts.append(int(words[0].replace(",", "")))
+    return counts
+
+
+def test_ctrl_c_stops_the_run_and_writes_the_solutions_found_so_far(tmp_path):
+    pipeline = tmp_path / "dominoes.toml"
+    pipeline.write_text(LONG_RUN)
+    process, controller = _start_in_terminal(
+        [str(pipeline), "--mode", "all", "-o", "out.json", "--render", "out.svg"], tmp_path
+    )
+    try:
+        # Wait until the progress line reports solutions: the search is under way.
+        shown = _read_until(controller, lambda text: any(_shown_counts(text)), timeout=90)
+        assert any(_shown_counts(shown)), f"no progress seen: {shown!r}"
+        process.send_signal(signal.SIGINT)
+        stdout, _ = process.communicate(timeout=60)
+        shown += _read_until(controller, lambda text: False, timeout=0.5)
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(controller)
+    assert process.returncode == 130
+    result = json.loads((tmp_path / "out.json").read_text())
+    assert result["termination"] == "interrupted"
+    assert result["found"] == "feasible"
+    assert 0 < result["count"] < 12_988_816
+    assert len(result["solutions"]) == result["count"]
+    assert max(_shown_counts(shown)) <= result["count"]
+    # Every solution kept is a real domino tiling of the 8×8 board.
+    for solution in result["solutions"][:50]:
+        cells = [tuple(cell) for placed in solution["placements"] for cell in placed["cells"]]
+        assert sorted(cells) == [(x, y) for x in range(8) for y in range(8)]
+    assert "solutions: " in stdout.decode() and "did not complete" in stdout.decode()
+    assert (tmp_path / "out.svg").exists()
+
+
+def test_json_on_stdout_stays_clean_while_the_progress_line_runs(tmp_path):
+    pipeline = tmp_path / "dominoes.toml"
+    pipeline.write_text(LONG_RUN)
+    process, controller = _start_in_terminal([str(pipeline), "--mode", "count", "--time-limit", "1.5", "-o", "-"], tmp_path)
+    try:
+        stdout, _ = process.communicate(timeout=90)
+        shown = _read_until(controller, lambda text: False, timeout=0.5)
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(controller)
+    result = json.loads(stdout)  # nothing but the JSON on stdout
+    assert result["termination"] == "time_limit"
+    assert "solutions" in shown and "status: time_limit" in shown
