@@ -1,0 +1,105 @@
+"""What is particular to the SCIP backend: its counting choice, options, auxiliary
+variables, errors raised in callbacks, and a run from a pipeline file."""
+
+import threading
+
+import pytest
+
+import polytile_scip
+from polytile_core.backend import SolveSettings
+from polytile_core.cli import main
+from polytile_core.errors import InputError
+from polytile_core.results import Found, Termination
+from polytile_core.testing import INSTANCES, ReferenceBackend, solve_with
+from polytile_scip import ScipBackend, ScipOptions
+
+FIVE_BY_SIX = next(i for i in INSTANCES if i.name == "5x6 L-trominoes")
+
+
+def with_auxiliary_variable():
+    """A tiling model plus a variable no constraint mentions: every tiling appears twice
+    among full assignments, once among assignments of the decision variables."""
+    model = FIVE_BY_SIX.model()
+    model.add_variable("free auxiliary", decision=False)
+    return model
+
+
+def test_auto_counting_uses_scip_counting_only_when_it_counts_tilings():
+    backend = ScipBackend()
+    assert backend.counting_method(FIVE_BY_SIX.model(), SolveSettings(mode="count")) == "scip"
+    assert backend.counting_method(with_auxiliary_variable(), SolveSettings(mode="count")) == "nogood"
+    assert backend.counting_method(FIVE_BY_SIX.model(), SolveSettings(mode="all")) == "nogood"
+    assert backend.counting_method(FIVE_BY_SIX.model(), SolveSettings(mode="one")) == "search"
+
+
+def test_auxiliary_variables_are_projected_out():
+    model = with_auxiliary_variable()
+    reference, _, _ = solve_with(ReferenceBackend(), model, "count")
+    for mode in ("count", "all"):
+        result, streamed, _ = solve_with(ScipBackend(), model, mode)
+        assert result.count == reference.count == FIVE_BY_SIX.count
+        assert len({tuple(ones) for ones in streamed}) == len(streamed)
+
+
+def test_scip_counting_refuses_a_model_with_auxiliary_variables():
+    with pytest.raises(InputError) as error:
+        solve_with(ScipBackend(ScipOptions(counting="scip")), with_auxiliary_variable(), "count")
+    assert error.value.path == "options.scip.counting"
+
+
+def test_a_bad_scip_parameter_names_its_key():
+    backend = ScipBackend(ScipOptions(parameters={"no/such/parameter": 1}))
+    with pytest.raises(InputError) as error:
+        solve_with(backend, FIVE_BY_SIX.model(), "one")
+    assert error.value.path == "options.scip.parameters.no/such/parameter"
+
+
+def test_an_error_in_on_solution_reaches_the_caller():
+    def fail(ones):
+        raise RuntimeError("downstream failed")
+
+    for mode in ("all", "one"):
+        with pytest.raises(RuntimeError, match="downstream failed"):
+            ScipBackend().solve(FIVE_BY_SIX.model(), SolveSettings(mode=mode), fail, threading.Event())
+
+
+def test_stop_set_before_the_solve_returns_interrupted():
+    stop = threading.Event()
+    stop.set()
+    result = ScipBackend().solve(FIVE_BY_SIX.model(), SolveSettings(mode="count"), lambda ones: None, stop)
+    assert (result.termination, result.found) == (Termination.INTERRUPTED, Found.NONE)
+
+
+PIPELINE = """
+[region]
+width = 4
+height = 2
+
+[[pieces]]
+name = "L"
+shape = ["#.", "#.", "##"]
+count = 2
+
+[solve]
+mode = "count"
+backend = "scip"
+
+[options.scip]
+counting = "{counting}"
+"""
+
+
+@pytest.mark.parametrize("counting", ["auto", "nogood", "scip"])
+def test_a_pipeline_counts_with_scip(tmp_path, capsys, counting):
+    path = tmp_path / "p.toml"
+    path.write_text(PIPELINE.format(counting=counting))
+    assert main(["solve", str(path)]) == 0
+    assert "solutions: 2" in capsys.readouterr().out  # shared/oracles.md
+
+
+def test_an_unknown_counting_choice_is_one_line_and_exit_2(tmp_path, capsys):
+    path = tmp_path / "p.toml"
+    path.write_text(PIPELINE.format(counting="fast"))
+    assert main(["solve", str(path)]) == 2
+    error = capsys.readouterr().err
+    assert "options.scip.counting" in error and len(error.strip().splitlines()) == 1
