@@ -46,13 +46,18 @@ def write_atomically(path: Path, text: str, *, replace: bool = False) -> None:
     if path.exists() and not replace:
         raise InputError("the file exists already; choose another name or pass --force", source=str(path))
     directory = path.parent if str(path.parent) else Path(".")
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:  # a missing or read-only directory
+        raise InputError(f"cannot write here ({exc.strerror})", source=str(path)) from None
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             stream.write(text)
         os.replace(temporary, path)
-    except BaseException:
+    except BaseException as exc:
         Path(temporary).unlink(missing_ok=True)
+        if isinstance(exc, OSError):  # e.g. the path is a directory, or the disk is full
+            raise InputError(f"cannot write here ({exc.strerror})", source=str(path)) from None
         raise
 
 
