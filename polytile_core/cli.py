@@ -12,6 +12,7 @@ from polytile_core.errors import InputError
 COMMANDS = ("solve", "validate", "plugins", "schema", "render", "pieces", "export")
 
 EXIT_INPUT_ERROR = 2
+EXIT_INTERRUPTED = 130  # the shell's code for a SIGINT death
 
 
 def parser() -> argparse.ArgumentParser:
@@ -28,12 +29,17 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    arguments = parser().parse_args(argv)
     try:
+        arguments = parser().parse_args(argv)
         return arguments.func(arguments) or 0
     except InputError as exc:
         print(f"polytile: error: {exc}", file=sys.stderr)
         return EXIT_INPUT_ERROR
+    except KeyboardInterrupt:
+        # Ctrl-C while loading plugins or building the model; during the search itself
+        # run() catches it and the result is written, marked interrupted.
+        print("polytile: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":
