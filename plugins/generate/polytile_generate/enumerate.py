@@ -112,7 +112,7 @@ def _fixed_batches(n: int, on_batch: Callable[[np.ndarray, np.ndarray], None]) -
         parents.clear()
         extensions.clear()
         pending = 0
-        on_batch(cells % width - n, cells // width)
+        on_batch((cells % width - n).astype(np.int16), (cells // width).astype(np.int16))
 
     def visit(cells, more):
         nonlocal pending
