@@ -2,6 +2,7 @@
 
 import subprocess
 import sys
+from pathlib import Path
 
 import polytile_cpsat
 import pytest
@@ -11,6 +12,8 @@ from polytile_core.cli import main
 from polytile_core.errors import InputError
 from polytile_core.geometry import normalise, orientations
 from polytile_core.host import Host
+from polytile_core.pipeline import load_plan
+from polytile_core.run import run
 
 import polytile_generate
 
@@ -69,3 +72,11 @@ def test_cli_bad_n_is_one_line_and_exit_code_2(bad, capsys):
     assert main(["pieces", bad]) == 2
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and error.startswith("polytile: error: N: ")
+
+
+def test_the_one_sided_tetromino_example_is_impossible_by_colouring():
+    # The T covers 3 + 1 cells of the two colours, the other six tetrominoes 2 + 2,
+    # so together they never cover 14 + 14 as a 4×7 rectangle needs.
+    example = Path(__file__).parents[3] / "examples" / "tetrominoes-one-sided.toml"
+    result = run(load_plan(example, Host()))
+    assert (result.termination.value, result.found.value, result.count) == ("completed", "proved_infeasible", 0)
