@@ -17,7 +17,7 @@ from polytile_core.backend import BackendResult
 from polytile_core.model import Model
 from polytile_core.pipeline import Plan
 from polytile_core.results import Found, PlacedPiece, Result, Solution, Termination
-from polytile_core.symmetry import distinct_count
+from polytile_core.symmetry import burnside, checked_symmetries, fixed_model, is_canonical, problem_symmetries
 
 
 @attrs.frozen
@@ -51,7 +51,9 @@ def default_keep(plan: Plan) -> int | None:
 
 class _Collector:
     """Receives solutions from any thread; keeps the first ``keep`` (or, when ``rank`` is
-    given, the ``keep`` best: lowest rank first) and counts them all."""
+    given, the ``keep`` best: lowest rank first) and counts them all.  With ``accept``
+    (listing up to symmetry) only accepted solutions are kept, passed on and counted
+    in ``accepted``; ``want_all`` then asks the parts of a split to send every one."""
 
     def __init__(
         self,
@@ -59,25 +61,28 @@ class _Collector:
         on_solution: Callable[[Solution], None] | None,
         want_all: bool,
         rank: Callable[[Solution], float] | None = None,
+        accept: Callable[[Solution], bool] | None = None,
     ):
         self.keep = keep
         self.on_solution = on_solution
         self.want_all = want_all
         self.rank = rank
+        self.accept = accept
         self.kept: list[Solution] = []
-        self.all: list[Solution] = []
         self.seen = 0
+        self.accepted = 0
         self.lock = threading.Lock()
 
     def add(self, solution: Solution) -> None:
         with self.lock:
             self.seen += 1
+            if self.accept is not None and not self.accept(solution):
+                return
+            self.accepted += 1
             if self.rank is not None:
                 self.kept = sorted([*self.kept, solution], key=self.rank)[: self.keep]
             elif self.keep is None or len(self.kept) < self.keep:
                 self.kept.append(solution)
-            if self.want_all:
-                self.all.append(solution)
         if self.on_solution is not None:
             self.on_solution(solution)
 
@@ -93,7 +98,11 @@ def run(
     stop = stop or threading.Event()
     started = time.perf_counter()
     model = build_model(plan)
-    collector = _Collector(default_keep(plan), on_solution, want_all=plan.distinct, rank=_ranking(plan, model))
+    in_search = _distinct_in_search(plan)
+    accept = _canonical_filter(plan, model) if plan.distinct and not in_search and plan.settings.mode == "all" else None
+    collector = _Collector(
+        default_keep(plan), on_solution, want_all=accept is not None, rank=_ranking(plan, model), accept=accept
+    )
     parts_state = {"done": 0, "total": None}
     outcome: dict = {}
     done = threading.Event()
@@ -101,11 +110,14 @@ def run(
     def work():
         try:
             if plan.split is None:
-                outcome["result"] = _solve_whole(plan, model, collector, stop)
+                result = _solve_whole(plan, model, collector, stop, in_search)
             else:
                 from polytile_core.parallel import solve_split
 
-                outcome["result"] = solve_split(plan, model, collector, stop, parts_state)
+                result = solve_split(plan, model, collector, stop, parts_state)
+            if plan.distinct:
+                result = _with_distinct(plan, model, result, collector, stop)
+            outcome["result"] = result
         except BaseException as exc:  # handed to the calling thread
             outcome["error"] = exc
         finally:
@@ -133,16 +145,9 @@ def run(
     if model.verify is not None:
         for solution in collector.kept:
             model.verify(solution)
-    distinct = None
-    if plan.distinct:
-        if result.termination == Termination.COMPLETED and plan.settings.mode == "all":
-            distinct = distinct_count(plan.region, collector.all)
-        else:
-            details["distinct"] = "counted only for a completed run in mode all"
     return attrs.evolve(
         result,
         solutions=tuple(collector.kept),
-        distinct_count=distinct if distinct is not None else result.distinct_count,
         seconds=time.perf_counter() - started,
         region=tuple(sorted(plan.region.cells)) if plan.region else tuple(sorted(model.board)),
         details=details,
@@ -157,10 +162,70 @@ def _ranking(plan: Plan, model: Model) -> Callable[[Solution], float] | None:
     return lambda solution: sign * (solution.objective or 0)
 
 
-def _solve_whole(plan: Plan, model: Model, collector: _Collector, stop: threading.Event) -> Result:
+def _distinct_in_search(plan: Plan) -> bool:
+    """Whether the backend solves up to symmetry itself (whole problems only: the parts of
+    a split have lost the region's symmetry)."""
+    return plan.distinct and plan.split is None and getattr(plan.backend.provides, "supports_distinct", False)
+
+
+def _canonical_filter(plan: Plan, model: Model) -> Callable[[Solution], bool] | None:
+    """Keeps one solution per class (the smallest image), without storing any."""
+    if plan.region is None or not model.placements:
+        return None
+    symmetries = problem_symmetries(model, plan.region)
+    return lambda solution: is_canonical(plan.region, solution, symmetries)
+
+
+def _with_distinct(plan: Plan, model: Model, result: Result, collector: _Collector, stop: threading.Event) -> Result:
+    """Add the count up to symmetry, when the backend has not: in mode all the solutions
+    the canonical filter accepted, in mode count Burnside's lemma (``count`` stays raw)."""
+    if result.distinct_count is not None:
+        return result
+    why = None
+    if plan.settings.mode not in ("all", "count"):
+        why = "counted in modes all and count only"
+    elif result.termination != Termination.COMPLETED:
+        why = "not counted: the run did not complete"
+    elif plan.settings.mode == "all":
+        if collector.accept is None:
+            why = "not counted: the model has no placements to compare"
+        else:
+            return attrs.evolve(result, distinct_count=collector.accepted)
+    else:
+        distinct = _burnside_count(plan, model, result.count, stop)
+        if distinct is not None:
+            return attrs.evolve(result, distinct_count=distinct, details={**result.details, "distinct": "burnside"})
+        why = "not counted: the model declares no symmetries, or a fixed-solution count did not complete"
+    return attrs.evolve(result, details={**result.details, "distinct": why})
+
+
+def _burnside_count(plan: Plan, model: Model, raw: int | None, stop: threading.Event) -> int | None:
+    """Classes = the average over the symmetries of the solutions each one fixes, each
+    counted by the plan's backend on a smaller model (``symmetry.fixed_model``)."""
+    try:
+        group = checked_symmetries(model)
+    except ValueError as exc:
+        raise InputError(f"cannot count up to symmetry: {exc}", path="solve.distinct") from None
+    if not group or raw is None:
+        return None
+    backend = plan.backend.provides(plan.backend_options)
+    settings = attrs.evolve(plan.settings, mode="count", distinct=False)
+    fixes = [raw]
+    for permutation in group[1:]:
+        fixed, _ = fixed_model(model, permutation)
+        answer = backend.solve(fixed, settings, lambda ones: None, stop)
+        if answer.termination != Termination.COMPLETED or answer.count is None:
+            return None
+        fixes.append(answer.count)
+    return burnside(fixes)
+
+
+def _solve_whole(
+    plan: Plan, model: Model, collector: _Collector, stop: threading.Event, in_search: bool = False
+) -> Result:
     backend = plan.backend.provides(plan.backend_options)
     answer: BackendResult = backend.solve(
-        model, plan.settings, lambda ones: collector.add(solution_of(model, ones)), stop
+        model, attrs.evolve(plan.settings, distinct=in_search), lambda ones: collector.add(solution_of(model, ones)), stop
     )
     count = answer.count
     if plan.settings.mode in ("all", "count") and count is None:
@@ -174,4 +239,5 @@ def _solve_whole(plan: Plan, model: Model, collector: _Collector, stop: threadin
         count=count,
         objective=None if answer.objective is None else round(answer.objective),
         bound=answer.bound,
+        distinct_count=answer.distinct_count,
     )

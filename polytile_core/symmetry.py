@@ -20,43 +20,56 @@ from polytile_core.results import Solution
 Permutation = tuple[int, ...]
 
 
-def canonical_key(region: Region, solution: Solution) -> tuple:
-    """The same key for a solution and all its images under the region's symmetries."""
-    return min(_images(region, solution))
+def canonical_key(region: Region, solution: Solution, symmetries: Sequence[int] | None = None) -> tuple:
+    """The same key for a solution and all its images under the region's symmetries
+    (or under ``symmetries``, indices into ``SQUARE_SYMMETRIES``)."""
+    return min(_images(region, solution, symmetries))
 
 
-def _images(region: Region, solution: Solution) -> list[tuple]:
+def _images(region: Region, solution: Solution, symmetries: Sequence[int] | None) -> list[tuple]:
     return [
         tuple(sorted((placed.piece, region.map_onto_itself(symmetry, placed.cells)) for placed in solution.placements))
-        for symmetry in region.symmetries()
+        for symmetry in (region.symmetries() if symmetries is None else symmetries)
     ]
 
 
-def is_canonical(region: Region, solution: Solution) -> bool:
-    """True for exactly one solution of each class: the one that is the smallest image."""
-    images = _images(region, solution)  # the identity comes first
+def is_canonical(region: Region, solution: Solution, symmetries: Sequence[int] | None = None) -> bool:
+    """True for exactly one solution of each class: the one that is the smallest image.
+    ``symmetries`` must start with the identity (0)."""
+    images = _images(region, solution, symmetries)
     return images[0] == min(images)
 
 
-def distinct_count(region: Region, solutions: Iterable[Solution]) -> int:
+def distinct_count(region: Region, solutions: Iterable[Solution], symmetries: Sequence[int] | None = None) -> int:
     """How many of the solutions are different up to the region's symmetries."""
-    return len({canonical_key(region, solution) for solution in solutions})
+    return len({canonical_key(region, solution, symmetries) for solution in solutions})
 
 
-def placement_symmetries(model: Model, region: Region) -> list[Permutation]:
-    """The region's symmetries as permutations of a tiling model's placement variables,
-    identity first.  A symmetry that carries some placement to a shape its piece may not
-    take (a reflection, for one-sided pieces) is not a symmetry of the problem: left out."""
+def _placement_maps(model: Model, region: Region) -> dict[int, Permutation]:
+    """Region symmetry index → the permutation of placement variables it induces, for the
+    symmetries that carry every placement to a placement its piece may take (a reflection
+    is no symmetry of a problem with one-sided pieces)."""
     where = {(placement.piece, tuple(sorted(placement.cells))): var for var, placement in model.placements.items()}
-    found = []
+    found = {}
     for symmetry in region.symmetries():
         image = []
         for var in range(model.num_variables):
-            placement = model.placements[var]
-            image.append(where.get((placement.piece, region.map_onto_itself(symmetry, placement.cells))))
+            placement = model.placements.get(var)
+            moved = None if placement is None else region.map_onto_itself(symmetry, placement.cells)
+            image.append(None if moved is None else where.get((placement.piece, moved)))
         if None not in image:
-            found.append(tuple(image))
+            found[symmetry] = tuple(image)
     return found
+
+
+def placement_symmetries(model: Model, region: Region) -> list[Permutation]:
+    """The problem's symmetries as permutations of a tiling model's variables, identity first."""
+    return list(_placement_maps(model, region).values())
+
+
+def problem_symmetries(model: Model, region: Region) -> list[int]:
+    """The region's symmetries (indices, identity first) that are symmetries of the problem."""
+    return list(_placement_maps(model, region))
 
 
 def checked_symmetries(model: Model) -> list[Permutation]:
