@@ -24,7 +24,9 @@ def polytile_register_families(register):
     of ``(piece_name, cells)``; ``n`` is the ``n`` key of the piece table, for families
     that take a size (``n-ominoes``), and ``kind`` its ``kind`` key, for families whose
     members depend on it (the fixed n-ominoes are more shapes than the free ones).
-    ``make`` raises ``ValueError`` for an unusable ``n``.
+    ``make`` raises ``ValueError`` for an unusable ``n``.  It may also offer
+    ``make.count(n, kind)``, for counting without building every shape
+    (``polytile pieces N --count-only``).
     """
 
 
