@@ -38,16 +38,15 @@ def show_pieces(arguments) -> int:
     n = _size(arguments.n)
     make = Host(autoload=not arguments.no_autoload).get("families", FAMILY).provides
     try:
-        if arguments.count_only and hasattr(make, "count"):
-            print(make.count(n, arguments.kind))
+        if arguments.count_only:
+            print(make.count(n, arguments.kind) if hasattr(make, "count") else len(make(n=n, kind=arguments.kind)))
             return 0
         pieces = make(n=n, kind=arguments.kind)
     except ValueError as exc:
         raise InputError(str(exc), path="N") from None
     print(f"{len(pieces)} {arguments.kind} {n}-omino{'es' * (len(pieces) != 1)}")
-    if not arguments.count_only:
-        for line in drawing(pieces, shutil.get_terminal_size().columns):
-            print(line)
+    for line in drawing(pieces, shutil.get_terminal_size().columns):
+        print(line)
     return 0
 
 
