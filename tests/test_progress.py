@@ -71,6 +71,7 @@ def _start_in_terminal(arguments, cwd):
         stdout=subprocess.PIPE,
         stderr=terminal,
         stdin=subprocess.DEVNULL,
+        start_new_session=True,  # its own process group, as a shell gives a foreground job
     )
     os.close(terminal)
     return process, controller
@@ -108,7 +109,7 @@ def test_ctrl_c_stops_the_run_and_writes_the_solutions_found_so_far(tmp_path):
         # Wait until the progress line reports solutions: the search is under way.
         shown = _read_until(controller, lambda text: any(_shown_counts(text)), timeout=90)
         assert any(_shown_counts(shown)), f"no progress seen: {shown!r}"
-        process.send_signal(signal.SIGINT)
+        os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
         stdout, _ = process.communicate(timeout=60)
         shown += _read_until(controller, lambda text: False, timeout=0.5)
     finally:
