@@ -12,13 +12,15 @@ from __future__ import annotations
 
 from typing import Literal
 
+import itertools
+
 import attrs
 
 from polytile_core import hookimpl
 from polytile_core.decompose import Part, Split
 from polytile_core.errors import InputError
 from polytile_core.geometry import Region
-from polytile_core.model import Model, Placement
+from polytile_core.model import Constraint, Model, Placement
 from polytile_core.problem import TilingProblem
 from polytile_checkerboard.counts import VariantCounts, piece_choices
 from polytile_checkerboard.variants import Variant, coloured_variants, region_colours
@@ -43,38 +45,54 @@ def part_key(variants: list[Variant], counts: tuple[int, ...]) -> str:
     return " ".join(f"{variant.name}={count}" for variant, count in zip(variants, counts))
 
 
-def why_empty(variants: list[Variant], counts: tuple[int, ...], region: Region) -> str | None:
-    """A reason the subproblem has no tiling that needs no search, or None."""
-    covered: set = set()
-    for variant, count in zip(variants, counts):
-        if count > len(variant.placements):
-            return f"{variant.name} is needed {count} times but has only {len(variant.placements)} placements"
-        if count:
-            covered.update(cell for placed in variant.placements for cell in placed)
-    missing = region.cells - covered
-    if missing:
-        x, y = min(missing)
-        return f"no placement of a variant in use covers cell {x},{y}"
-    return None
+class _Prepared:
+    """What every subproblem reuses: per variant its labels, placements and covered cells."""
 
+    def __init__(self, variants: list[Variant], region: Region):
+        self.variants = variants
+        self.region = region
+        self.cells = sorted(region.cells)
+        self.labels = [tuple(f"{v.name}#{n}" for n in range(len(v.placements))) for v in variants]
+        self.placed = [tuple(Placement(v.piece.name, cells) for cells in v.placements) for v in variants]
+        self.covered = [frozenset(cell for cells in v.placements for cell in cells) for v in variants]
 
-def part_model(variants: list[Variant], counts: tuple[int, ...], region: Region) -> Model:
-    """The tiling model restricted to the variants in use, one count row per variant."""
-    model = Model(name="tiling")
-    covering: dict[tuple[int, int], list[int]] = {cell: [] for cell in sorted(region.cells)}
-    for variant, count in zip(variants, counts):
-        if count == 0:
-            continue
-        chosen = []
-        for number, placed in enumerate(variant.placements):
-            var = model.add_variable(f"{variant.name}#{number}", placement=Placement(variant.piece.name, placed))
-            chosen.append((var, 1))
-            for cell in placed:
-                covering[cell].append(var)
-        model.add_constraint(chosen, "==", count, f"variant {variant.name}")
-    for (x, y), chosen in covering.items():
-        model.add_constraint([(var, 1) for var in chosen], "==", 1, f"cell {x},{y}")
-    return model
+    def why_empty(self, counts: tuple[int, ...]) -> str | None:
+        """A reason the subproblem has no tiling that needs no search, or None."""
+        covered: set = set()
+        for variant, count, cells in zip(self.variants, counts, self.covered):
+            if count > len(variant.placements):
+                return f"{variant.name} is needed {count} times but has only {len(variant.placements)} placements"
+            if count:
+                covered |= cells
+        missing = self.region.cells - covered
+        if missing:
+            x, y = min(missing)
+            return f"no placement of a variant in use covers cell {x},{y}"
+        return None
+
+    def model(self, counts: tuple[int, ...]) -> Model:
+        """The tiling model restricted to the variants in use, one count row per variant."""
+        labels: list[str] = []
+        placed: dict[int, Placement] = {}
+        constraints: list[Constraint] = []
+        covering: dict[tuple[int, int], list[int]] = {cell: [] for cell in self.cells}
+        for index, count in enumerate(counts):
+            if count == 0:
+                continue
+            variant = self.variants[index]
+            first = len(labels)
+            labels += self.labels[index]
+            placed.update(zip(itertools.count(first), self.placed[index]))
+            for var, cells in enumerate(variant.placements, first):
+                for cell in cells:
+                    covering[cell].append(var)
+            terms = tuple((var, 1) for var in range(first, len(labels)))
+            constraints.append(Constraint(terms, "==", count, f"variant {variant.name}"))
+        for (x, y), chosen in covering.items():
+            constraints.append(Constraint(tuple((var, 1) for var in chosen), "==", 1, f"cell {x},{y}"))
+        return Model(
+            name="tiling", labels=labels, constraints=constraints, decision=list(range(len(labels))), placements=placed
+        )
 
 
 def _linear(variants: list[Variant]) -> str:
@@ -134,16 +152,18 @@ class CheckerboardSplit:
         if total == 0:
             return Split(iter(()), 0, _impossibility(variants, equations, black, white), summary)
 
+        prepared = _Prepared(variants, region)
+
         def parts():
             for counts in equations.solutions(options.order, options.seed):
                 details = {"counts": dict(zip((variant.name for variant in variants), counts))}
-                reason = why_empty(variants, counts, region)
+                reason = prepared.why_empty(counts)
                 if reason:
                     # Removed before search: no model is built for it.
                     details["empty"] = reason
                     yield Part(part_key(variants, counts), Model(name="empty"), details)
                 else:
-                    yield Part(part_key(variants, counts), part_model(variants, counts, region), details)
+                    yield Part(part_key(variants, counts), prepared.model(counts), details)
 
         return Split(parts(), total, None, summary)
 
