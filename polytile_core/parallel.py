@@ -111,7 +111,7 @@ class _SplitRun:
         answer = outcome.answer
         model = part.model
         for ones in outcome.solutions:
-            self.collector.add(solution_of(model, ones))
+            self.collector.add(attrs.evolve(solution_of(model, ones), part=part.key))
         count = answer.count
         if self.mode in ("all", "count") and count is None:
             count = len(outcome.solutions)

@@ -46,6 +46,9 @@ class Solution:
     interior: tuple[tuple[int, int], ...] | None = attrs.field(
         default=None, metadata={"description": "enclosed cells, for an enclosure"}
     )
+    part: str | None = attrs.field(
+        default=None, metadata={"description": "key of the split part that found it (split runs only)"}
+    )
 
     def cells_of(self) -> dict[tuple[int, int], str]:
         return {tuple(cell): placed.piece for placed in self.placements for cell in placed.cells}

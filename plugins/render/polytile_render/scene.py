@@ -222,13 +222,17 @@ def _captions(shown: list[Solution]) -> list[str]:
     captions = []
     for number, solution in enumerate(shown, start=1):
         words = [f"#{number}"] if len(shown) > 1 else []
-        part = getattr(solution, "part", None)
-        if part:
-            words.append(f"part {part}")
+        if solution.part:
+            words.append(f"part {solution.part}")
         if solution.interior is not None:
             words.append(f"area {len(solution.interior)}")
         captions.append("  ".join(words))
     return captions
+
+
+def text_width(text: str, size: float) -> int:
+    """A generous estimate of a sans-serif caption's width (no font metrics needed)."""
+    return round(len(text) * size * 0.62)
 
 
 def layout(result: Result, options: RenderOptions | None = None) -> Scene:
@@ -255,7 +259,8 @@ def layout(result: Result, options: RenderOptions | None = None) -> Scene:
     columns = min(options.columns, len(pictures))
     rows = -(-len(pictures) // columns)
     sizes = [picture.size(s) for picture in pictures]
-    cell_width = max(width for width, _ in sizes)
+    caption_width = max((text_width(p.caption, text_size) for p in pictures), default=0) if caption_band else 0
+    cell_width = max(max(width for width, _ in sizes), caption_width)
     cell_height = max(height for _, height in sizes) + caption_band
     gap = s if not single else 0
     total = max(len(result.solutions), result.count or 0)
@@ -265,7 +270,8 @@ def layout(result: Result, options: RenderOptions | None = None) -> Scene:
     items: list[Rect | Line | Text] = []
     for index, picture in enumerate(pictures):
         row, column = divmod(index, columns)
-        left = margin + column * (cell_width + gap)
+        # Each picture sits centred in its column, its caption centred below it.
+        left = margin + column * (cell_width + gap) + (cell_width - sizes[index][0]) // 2
         top = margin + row * (cell_height + gap)
         items.extend(picture.items(left, top, options))
         if caption_band:

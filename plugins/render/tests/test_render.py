@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+import attrs
 import pytest
 from PIL import Image
 
@@ -161,6 +162,7 @@ def test_a_gallery_draws_each_solution_and_says_how_many_it_left_out(tmp_path):
     first = solution_from_picture(["AAB", "CCB"], name="D")
     second = solution_from_picture(["ABC", "ABC"], name="D")
     third = solution_from_picture(["AAB", "CCB"][::-1], name="D")
+    first, second = (attrs.evolve(solution, part="D:a=2 D:b=1") for solution in (first, second))
     result = result_of(first, second, third, count=3)
     path = tmp_path / "gallery.svg"
     render_svg(result, path, RenderOptions(columns=2, limit=2, cell_size=10))
@@ -168,7 +170,7 @@ def test_a_gallery_draws_each_solution_and_says_how_many_it_left_out(tmp_path):
     rects = [r for r in root.iter(f"{SVG}rect") if "data-cell" in r.attrib]
     assert len(rects) == 2 * 6  # two pictures of six cells
     texts = [t.text for t in root.iter(f"{SVG}text")]
-    assert "#1" in texts and "#2" in texts and "2 of 3 solutions shown" in texts
+    assert texts[:2] == ["#1  part D:a=2 D:b=1", "#2  part D:a=2 D:b=1"] and "2 of 3 solutions shown" in texts
     # Two columns: the second picture starts to the right of the first.
     xs = sorted({float(r.get("x")) for r in rects})
     assert xs[-1] > 3 * 10
