@@ -1,0 +1,264 @@
+"""The exactcover backend against published counts (shared/oracles.md), a second backend
+(CP-SAT) and the core's conformance suite.  Raw counts and counts up to symmetry come
+from /work/shared/oracles.md; where a count up to symmetry is not published, two
+independent ways of getting it (symmetry broken in the search, Burnside on fixed-solution
+models, keeping the smallest image) must agree."""
+
+from __future__ import annotations
+
+import importlib.util
+import threading
+import time
+
+import pytest
+
+import polytile_exactcover
+from polytile_core import api
+from polytile_core.backend import SolveSettings
+from polytile_core.builtin import build_tiling
+from polytile_core.errors import InputError
+from polytile_core.geometry import Region
+from polytile_core.model import Model
+from polytile_core.results import Found, Termination
+from polytile_core.symmetry import canonical_key
+from polytile_core.testing import LARGE, BackendConformance, fresh_host, solve_with
+from polytile_exactcover import ExactCoverBackend, ExactCoverOptions
+from polytile_exactcover.cover import cover_problem
+
+HAS_CHECKERBOARD = importlib.util.find_spec("polytile_checkerboard") is not None
+L_TROMINO = ["#.", "##"]
+L_TETROMINO = ["###", "#.."]
+CORNERLESS_9X9 = ["#########"] * 8 + ["########."]
+RING_8X8 = ["########"] * 3 + ["###..###"] * 2 + ["########"] * 3
+
+
+def solve(region, pieces, mode, *, distinct=False, options=None, **solve_keys):
+    plan = api.plan(
+        region, pieces, mode=mode, backend="exactcover", distinct=distinct,
+        options={"exactcover": options} if options else None, **solve_keys,
+    )
+    return api.solve(plan)
+
+
+def pentomino_model(rows_or_size) -> Model:
+    plan = api.plan(rows_or_size, [api.family("pentominoes")], backend="exactcover")
+    return build_tiling(plan.pieces, plan.region)
+
+
+class TestConformance(BackendConformance):
+    backend_name = "exactcover"
+    plugin = polytile_exactcover
+
+    def test_optimises_to_the_reference_optimum(self):
+        """An exact-cover engine does not optimise: it says so instead of guessing."""
+        from polytile_core.testing import optimisation_instance
+
+        model, _ = optimisation_instance()
+        with pytest.raises(InputError, match="exactcover"):
+            solve_with(self.make_backend(), model, "optimize")
+
+    def test_time_limit_is_reported_not_a_wrong_count(self):
+        """The memo counts the suite's large instance at once, so time a pentomino count."""
+        limit = 0.5
+        result, _, seconds = solve_with(self.make_backend(), pentomino_model((10, 6)), "count", time_limit=limit)
+        assert result.termination == Termination.TIME_LIMIT, result.raw_status
+        assert result.count is None or result.count < 9356
+        assert seconds < limit + self.slack
+
+
+class TestConformanceCountingByDancingLinks(TestConformance):
+    options = {"counter": "dlx"}
+
+
+@pytest.mark.parametrize("n, expected", [(2, 2), (4, 36), (6, 6728), (8, 12_988_816)])
+def test_square_dominoes(n, expected):
+    """OEIS A004003; the memo counts 8×8 without listing, well under a second."""
+    started = time.perf_counter()
+    result = solve((n, n), [api.piece("D", ["##"], unlimited=True)], "count")
+    assert (result.termination, result.count) == (Termination.COMPLETED, expected)
+    assert time.perf_counter() - started < 3
+
+
+@pytest.mark.parametrize("n", [2, 4, 6])
+def test_square_dominoes_listed(n):
+    expected = {2: 2, 4: 36, 6: 6728}[n]
+    result = solve((n, n), [api.piece("D", ["##"], unlimited=True)], "all", keep=0)
+    assert (result.termination, result.count) == (Termination.COMPLETED, expected)
+
+
+@pytest.mark.parametrize(
+    "n, expected",
+    [(1, 0), (2, 72), (3, 384), (4, 8544),
+     pytest.param(5, 76_800, marks=pytest.mark.slow), pytest.param(6, 1_168_512, marks=pytest.mark.slow)],
+)
+def test_l_trominoes_5_by_3n(n, expected):
+    """OEIS A084478, by the memo and (up to 3n = 12) by dancing links."""
+    pieces = [api.piece("L", L_TROMINO, unlimited=True)]
+    assert solve((3 * n, 5), pieces, "count").count == expected
+    if n <= 4:
+        assert solve((3 * n, 5), pieces, "count", options={"counter": "dlx"}).count == expected
+
+
+def test_9x9_minus_corner_with_20_l_tetrominoes():
+    """1,709,594 (oracles.md), counted by the memo well under a second."""
+    started = time.perf_counter()
+    result = solve(CORNERLESS_9X9, [api.piece("L", L_TETROMINO, count=20)], "count")
+    assert (result.termination, result.count) == (Termination.COMPLETED, 1_709_594)
+    assert result.raw_status.startswith("memo")
+    assert time.perf_counter() - started < 5  # about 0.2 s on an idle core
+
+
+def test_2x4_with_two_l_tetrominoes():
+    result = solve((4, 2), [api.piece("L", L_TETROMINO, count=2)], "all", distinct=True)
+    assert (result.count, result.distinct_count, len(result.solutions)) == (2, 1, 1)
+
+
+@pytest.mark.slow
+def test_6x10_pentominoes_up_to_symmetry():
+    """9,356 tilings, 2,339 up to symmetry: the 2,339 are listed, one per class."""
+    result = solve((10, 6), [api.family("pentominoes")], "all", distinct=True)
+    assert (result.termination, result.count, result.distinct_count) == (Termination.COMPLETED, 9356, 2339)
+    assert len(result.solutions) == 2339
+    region = Region.rectangle(10, 6)
+    assert len({canonical_key(region, solution) for solution in result.solutions}) == 2339
+    assert "anchor" in result.raw_status
+
+
+def test_6x10_pentominoes_counted_up_to_symmetry():
+    result = solve((10, 6), [api.family("pentominoes")], "count", distinct=True)
+    assert (result.count, result.distinct_count) == (9356, 2339)
+
+
+@pytest.mark.slow
+def test_6x10_pentominoes_all():
+    result = solve((10, 6), [api.family("pentominoes")], "all", keep=0)
+    assert (result.termination, result.count) == (Termination.COMPLETED, 9356)
+
+
+@pytest.mark.parametrize("mode", ["count", pytest.param("all", marks=pytest.mark.slow)])
+def test_5x12_pentominoes_up_to_symmetry(mode):
+    """The X pentomino on the middle row is fixed by a reflection: the anchor is another piece."""
+    result = solve((12, 5), [api.family("pentominoes")], mode, distinct=True, keep=0)
+    assert (result.count, result.distinct_count) == (4040, 1010)
+
+
+@pytest.mark.parametrize(
+    "mode, symmetry",
+    [("all", "search"), ("count", "search"), ("count", "burnside"), pytest.param("all", "burnside", marks=pytest.mark.slow)],
+)
+def test_8x8_minus_centre_up_to_symmetry(mode, symmetry):
+    """Dana Scott's 520 / 65; 8 symmetries, so some anchor placements lie on a diagonal."""
+    result = solve(RING_8X8, [api.family("pentominoes")], mode, distinct=True, options={"symmetry": symmetry})
+    assert (result.termination, result.count, result.distinct_count) == (Termination.COMPLETED, 520, 65)
+    if mode == "all":
+        region = Region.from_rows(RING_8X8)
+        assert len({canonical_key(region, solution) for solution in result.solutions}) == 65
+
+
+def test_distinct_of_a_square_agrees_three_ways_and_with_cpsat():
+    """6×6 dominoes up to the square's 8 symmetries: no anchor row exists, so the count
+    goes by Burnside and the listing keeps smallest images; CP-SAT goes through the
+    run's generic path (filter in mode all, Burnside with CP-SAT in mode count)."""
+    pieces = [api.piece("D", ["##"], unlimited=True)]
+    counted = solve((6, 6), pieces, "count", distinct=True)
+    listed = solve((6, 6), pieces, "all", distinct=True, keep=0)
+    assert counted.count == listed.count == 6728
+    assert counted.distinct_count == listed.distinct_count
+    small = [api.piece("D", ["##"], unlimited=True)]
+    for mode in ("all", "count"):
+        ours = solve((4, 4), small, mode, distinct=True)
+        theirs = api.solve(api.plan((4, 4), small, mode=mode, backend="cpsat", distinct=True))
+        assert (ours.count, ours.distinct_count) == (theirs.count, theirs.distinct_count) == (36, ours.distinct_count)
+        assert ours.distinct_count is not None and ours.distinct_count < 36
+
+
+def test_distinct_in_search_matches_smallest_image_filter_on_l_trominoes():
+    """A region with two symmetries and pieces used many times, against CP-SAT's
+    generic path (which filters listed tilings by their smallest image)."""
+    pieces = [api.piece("L", L_TROMINO, unlimited=True)]
+    ours = solve((9, 5), pieces, "count", distinct=True)
+    theirs = api.solve(api.plan((9, 5), pieces, mode="all", backend="cpsat", distinct=True, keep=0))
+    assert ours.count == theirs.count == 384
+    assert ours.distinct_count == theirs.distinct_count
+
+
+def test_one_sided_pieces_keep_only_the_rotations():
+    """Mirror images of one-sided pieces are other pieces: reflections are no symmetry."""
+    pieces = [api.piece("L", L_TETROMINO, count=2, kind="one-sided")]
+    plan = api.plan((4, 2), pieces, backend="exactcover")
+    assert len(build_tiling(plan.pieces, plan.region).symmetries) == 2
+    result = api.solve(api.plan((4, 2), pieces, backend="exactcover", mode="count", distinct=True))
+    assert (result.count, result.distinct_count) == (1, 1)
+
+
+def test_first_solution_streams_while_searching():
+    """Each tiling reaches on_solution while the search runs, not after it."""
+    model = pentomino_model(RING_8X8)
+    arrivals = []
+    started = time.perf_counter()
+    result = ExactCoverBackend().solve(
+        model, SolveSettings(mode="all"), lambda ones: arrivals.append(time.perf_counter()), threading.Event()
+    )
+    ended = time.perf_counter()
+    assert result.count == len(arrivals) == 520
+    assert arrivals[0] - started < 0.5 * (ended - started)
+
+
+def test_stop_event_ends_a_count_soon():
+    model = pentomino_model((10, 6))
+    stop = threading.Event()
+    threading.Timer(0.3, stop.set).start()
+    started = time.perf_counter()
+    result = ExactCoverBackend(ExactCoverOptions(counter="dlx")).solve(
+        model, SolveSettings(mode="count"), lambda ones: None, stop
+    )
+    assert result.termination == Termination.INTERRUPTED
+    assert time.perf_counter() - started < 2.5
+
+
+def test_stop_while_listing_a_huge_enumeration():
+    result, streamed, seconds = solve_with(ExactCoverBackend(), LARGE.model(), "all", stop_after=1000)
+    assert result.termination == Termination.INTERRUPTED
+    assert 1000 <= len(streamed) < LARGE.count and seconds < 5
+
+
+def test_refuses_a_model_that_is_not_an_exact_cover():
+    model = Model()
+    a, b = model.add_variable("a"), model.add_variable("b")
+    model.add_constraint([(a, 1)], "==", 1, "cell")
+    model.add_constraint([(a, 1), (b, 1)], "<=", 1, "loose")
+    with pytest.raises(InputError, match="covers no '== 1' row") as error:
+        ExactCoverBackend().solve(model, SolveSettings(mode="count"), lambda ones: None, threading.Event())
+    assert error.value.path == "solve.backend"
+    model.constraints[1] = model.constraints[1].__class__(((a, 1), (b, -1)), "<=", 1, "negative")
+    with pytest.raises(InputError, match="coefficient"):
+        cover_problem(model)
+
+
+def test_piece_rows_with_min_and_max_merge_into_one_group():
+    """4×4 with at most 2 dominoes, 1 to 3 squares and I-tetrominoes: 68 by brute force
+    (polytile_core.testing), through '>=' and '<=' rows on the same piece."""
+    pieces = [api.piece("D", ["##"], max=2), api.piece("O", ["##", "##"], min=1, max=3), api.piece("I", ["####"], unlimited=True)]
+    for counter in ("memo", "dlx"):
+        assert solve((4, 4), pieces, "count", options={"counter": counter}).count == 68
+
+
+@pytest.mark.skipif(not HAS_CHECKERBOARD, reason="the checkerboard plugin is not installed")
+def test_composes_with_the_checkerboard_split():
+    """Each part is an ordinary model with one '==' count row per colour variant."""
+    host = fresh_host(polytile_exactcover, __import__("polytile_checkerboard"))
+    plan = api.plan((4, 2), [api.piece("L", L_TETROMINO, count=2)], mode="all", backend="exactcover",
+                    split="checkerboard", distinct=True, host=host)
+    result = api.solve(plan)
+    assert (result.count, result.distinct_count, result.found) == (2, 1, Found.FEASIBLE)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAS_CHECKERBOARD, reason="the checkerboard plugin is not installed")
+def test_9x9_minus_corner_split_into_21_parts():
+    host = fresh_host(polytile_exactcover, __import__("polytile_checkerboard"))
+    plan = api.plan(CORNERLESS_9X9, [api.piece("L", L_TETROMINO, count=20)], mode="count", backend="exactcover",
+                    split="checkerboard", jobs=2, host=host)
+    result = api.solve(plan)
+    assert (result.termination, result.count) == (Termination.COMPLETED, 1_709_594)
+    assert len(result.subproblems) == 21
