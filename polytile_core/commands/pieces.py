@@ -7,7 +7,10 @@ uses it so large n are counted without building every shape.
 
 from __future__ import annotations
 
+import os
 import shutil
+import sys
+from collections.abc import Iterator
 
 from polytile_core.errors import InputError
 from polytile_core.geometry import rows_from_cells
@@ -34,7 +37,7 @@ def _size(text: str) -> int:
         raise InputError(f"expected a whole number of cells, 1 or more; got {text!r}", path="N") from None
 
 
-def show_pieces(arguments) -> int:
+def _show_pieces(arguments) -> int:
     n = _size(arguments.n)
     make = Host(autoload=not arguments.no_autoload).get("families", FAMILY).provides
     try:
@@ -50,23 +53,34 @@ def show_pieces(arguments) -> int:
     return 0
 
 
-def drawing(pieces, columns: int = 80) -> list[str]:
-    """The pieces as ASCII pictures, each under its name, side by side as far as
-    ``columns`` allows, a blank line between rows of pictures."""
-    lines: list[str] = []
+def show_pieces(arguments) -> int:
+    """Ctrl-C (a large N takes long) or a closed pipe ends without a traceback."""
+    try:
+        return _show_pieces(arguments)
+    except KeyboardInterrupt:
+        print("polytile: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # the reader went away (`| head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+def drawing(pieces, columns: int = 80) -> Iterator[str]:
+    """The lines of the pieces' ASCII pictures, each under its name, side by side as
+    far as ``columns`` allows, a blank line between rows of pictures."""
     shelf: list[list[str]] = []
     used = 0
     for name, cells in pieces:
         picture = [name] + rows_from_cells(cells)
         width = max(map(len, picture))
         if shelf and used + width > columns:
-            lines += _side_by_side(shelf) + [""]
+            yield from _side_by_side(shelf)
+            yield ""
             shelf, used = [], 0
         shelf.append([row.ljust(width) for row in picture])
         used += width + GAP
     if shelf:
-        lines += _side_by_side(shelf)
-    return lines
+        yield from _side_by_side(shelf)
 
 
 def _side_by_side(pictures: list[list[str]]) -> list[str]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from polytile_core.builtin import CLASSIC_FAMILIES
-from polytile_core.geometry import SQUARE_SYMMETRIES, Cells, cells_from_rows, orientations
+from polytile_core.geometry import SQUARE_SYMMETRIES, Cells, cells_from_rows, normalise, orientations
 
 from polytile_generate.enumerate import canonical_codes, check_kind, check_size, decode, sorted_codes
 
@@ -38,8 +38,9 @@ def _named_references(n: int) -> tuple[list[str], np.ndarray]:
     """The free n-ominoes' names and their reference orientations as sorted codes."""
     forms = canonical_codes(n, "free")
     letters = LETTERS.get(n, {})
+    # Letters only when the classic family is exactly the set of free n-ominoes.
     if len(letters) == len(forms):
-        shapes = [orientations(cells, "fixed")[0] for cells in letters.values()]
+        shapes = [normalise(cells) for cells in letters.values()]
         x, y = np.array(shapes).transpose(2, 0, 1)
         lettered = np.array(sorted(min(orientations(cells, "free")) for cells in shapes)).transpose(2, 0, 1)
         if np.array_equal(sorted_codes(*lettered, n), forms):
