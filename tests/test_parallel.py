@@ -1,0 +1,179 @@
+"""Split runs: counts add up to oracle counts, a failed part is never a wrong total,
+mode one stops the other parts, the time limit covers the whole run."""
+
+import os
+import threading
+import time
+from pathlib import Path
+
+import attrs
+import pytest
+
+import polytile_checkerboard
+import polytile_cpsat
+from brute import count_tilings
+from polytile_core import hookimpl, parallel
+from polytile_core.host import Host
+from polytile_core.pipeline import make_plan
+from polytile_core.results import Found, SubproblemReport, Termination
+from polytile_core.run import run
+from polytile_core.schema import Pipeline, PieceSpec, RegionSpec, SolveSpec, SplitSpec
+from polytile_cpsat import CpsatBackend
+
+L4 = ["#.", "#.", "##"]
+
+
+def part_key_of(model) -> str:
+    """The variant counts of a part model, from its count rows ("L:a=1 L:b=1")."""
+    return " ".join(f"{c.name.split()[1]}={c.rhs}" for c in model.constraints if c.name.startswith("variant "))
+
+
+@attrs.frozen
+class InjectedOptions:
+    fail: str = ""  # parts (by variant counts, substring) that raise
+    fast: str = ""  # parts solved at once; every other part sleeps (when slow is set)
+    slow: bool = False
+    pid_dir: str = ""
+
+
+class InjectingBackend:
+    """CP-SAT, except that chosen parts raise or sleep until stopped (or their time limit)."""
+
+    def __init__(self, options=None):
+        self.options = options or InjectedOptions()
+
+    def solve(self, model, settings, on_solution, stop):
+        key = part_key_of(model)
+        if self.options.pid_dir:
+            Path(self.options.pid_dir, str(os.getpid())).touch()
+        if self.options.fail and self.options.fail in key:
+            raise RuntimeError("the solver crashed")
+        if self.options.slow and not (self.options.fast and self.options.fast in key):
+            ends = time.monotonic() + (settings.time_limit or 120)
+            while time.monotonic() < ends and not stop.wait(0.05):
+                pass
+            from polytile_core.backend import BackendResult
+
+            return BackendResult(Termination.TIME_LIMIT, Found.NONE, "slept")
+        return CpsatBackend().solve(model, settings, on_solution, stop)
+
+
+class InjectingPlugin:
+    @hookimpl
+    def polytile_register_backends(self, register):
+        register("test", InjectingBackend, options=InjectedOptions, help="CP-SAT with injected failures")
+
+
+HOST = Host(autoload=False, plugins=[polytile_checkerboard, polytile_cpsat, InjectingPlugin()])
+
+
+def plan(pieces, width=None, height=None, rows=None, mode="count", backend="cpsat", executor="process", jobs=2,
+         time_limit=None, order="balanced", test=None):
+    options = {"checkerboard": {"order": order}}
+    if test:
+        options["test"] = test
+    pipeline = Pipeline(
+        region=RegionSpec(rows=rows, width=width, height=height),
+        pieces=pieces,
+        solve=SolveSpec(mode=mode, backend=backend, executor=executor, jobs=jobs, time_limit=time_limit),
+        split=SplitSpec(method="checkerboard"),
+        options=options,
+    )
+    return make_plan(pipeline, HOST)
+
+
+def brute(width, height, rows, kind, copies):
+    return count_tilings([(x, y) for x in range(width) for y in range(height)], [(rows, kind, copies)])
+
+
+@pytest.mark.parametrize("executor", ["process", "thread"])
+@pytest.mark.parametrize(
+    "case, expected",
+    [
+        (dict(width=4, height=2, pieces=[PieceSpec(name="L", shape=L4, count=2)]), 2),  # oracles.md
+        (dict(rows=["##.", "###", "###"], pieces=[PieceSpec(name="D", shape=["##"], unlimited=True)]), 4),
+        (dict(width=6, height=5, pieces=[PieceSpec(name="L", shape=["#.", "##"], unlimited=True)]), 72),
+        (dict(width=4, height=4, pieces=[PieceSpec(name="L", shape=L4, count=4)]), brute(4, 4, L4, "free", 4)),
+        (
+            dict(width=6, height=4, pieces=[PieceSpec(name="L", shape=L4, count=6, kind="one-sided")]),
+            brute(6, 4, L4, "one-sided", 6),
+        ),
+    ],
+)
+def test_counts_of_the_parts_add_up_to_the_unsplit_count(case, expected, executor):
+    result = run(plan(executor=executor, **case))
+    assert (result.termination, result.count) == (Termination.COMPLETED, expected)
+    assert sum(report.count for report in result.subproblems) == expected
+    assert len(result.subproblems) == result.details["subproblems"]
+    assert len({report.key for report in result.subproblems}) == len(result.subproblems)
+
+
+def test_all_mode_streams_every_tiling_of_every_part():
+    seen = []
+    result = run(plan([PieceSpec(name="L", shape=L4, count=4)], 4, 4, mode="all"), on_solution=seen.append)
+    expected = brute(4, 4, L4, "free", 4)
+    assert result.count == len(seen) == len(result.solutions) == expected
+    assert len({tuple(sorted(p.cells for p in s.placements)) for s in seen}) == expected
+
+
+@pytest.mark.parametrize("executor", ["process", "thread"])
+def test_a_failed_part_makes_the_run_an_error_never_a_total(executor):
+    result = run(plan([PieceSpec(name="L", shape=L4, count=2)], 4, 2, executor=executor, backend="test",
+                      test={"fail": "L:a=1 L:b=1"}))
+    assert result.termination == Termination.ERROR
+    assert result.count is None
+    assert "L:a=1 L:b=1" in result.message and "the solver crashed" in result.message
+    failed = [report for report in result.subproblems if report.error]
+    assert [report.key for report in failed] == ["L:a=1 L:b=1"]
+
+
+@pytest.mark.parametrize("executor", ["process", "thread"])
+def test_the_first_tiling_stops_the_other_parts(executor, tmp_path):
+    started = time.perf_counter()
+    result = run(plan([PieceSpec(name="L", shape=L4, count=2)], 4, 2, mode="one", executor=executor, jobs=3,
+                      backend="test", order="lexicographic",
+                      test={"slow": True, "fast": "L:a=2", "pid_dir": str(tmp_path)}))
+    assert (result.termination, result.found) == (Termination.COMPLETED, Found.FEASIBLE)
+    assert time.perf_counter() - started < 30  # the other parts would sleep 120 s
+    if executor == "process":
+        time.sleep(0.5)
+        for pid in (int(path.name) for path in tmp_path.iterdir()):
+            assert not _running(pid)
+
+
+def _running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+    return "State:\tZ" not in state
+
+
+@pytest.mark.parametrize("executor", ["process", "thread"])
+def test_the_time_limit_covers_the_whole_run(executor):
+    started = time.perf_counter()
+    result = run(plan([PieceSpec(name="L", shape=L4, count=4)], 4, 4, executor=executor, backend="test",
+                      time_limit=2, test={"slow": True}))
+    assert time.perf_counter() - started < 30
+    assert result.termination == Termination.TIME_LIMIT
+    assert result.found == Found.NONE
+
+
+def test_reports_of_a_huge_split_are_capped_and_say_so(monkeypatch):
+    monkeypatch.setattr(parallel, "MAX_REPORTS", 2)
+    result = run(plan([PieceSpec(name="L", shape=L4, count=4)], 4, 4, executor="thread"))
+    assert len(result.subproblems) == 2
+    assert "first 2 kept" in result.details["subproblem_reports"]
+    assert result.count == brute(4, 4, L4, "free", 4)
+
+
+def test_speedup_measures_follow_the_paper():
+    reports = (
+        SubproblemReport("a", Termination.COMPLETED, Found.FEASIBLE, 1, 2.0),
+        SubproblemReport("b", Termination.COMPLETED, Found.INFEASIBLE, 0, 4.0),
+        SubproblemReport("c", Termination.COMPLETED, Found.FEASIBLE, 3, 1.0),
+    )
+    measures = parallel.speedup_measures(8.0, reports)
+    assert measures["speedup_all"] == 2.0  # 8 / max(2, 4, 1)
+    assert measures["speedup_one"] == 8.0  # 8 / fastest part with a tiling
+    assert measures["serial_overhead"] == 7.0 / 8.0
