@@ -9,7 +9,7 @@ import sys
 
 from polytile_core.errors import InputError
 
-COMMANDS = ("solve", "validate", "plugins", "schema", "render", "pieces", "export")
+COMMANDS = ("solve", "validate", "plugins", "schema", "render", "pieces", "export", "analyze")
 
 EXIT_INPUT_ERROR = 2
 EXIT_INTERRUPTED = 130  # the shell's code for a SIGINT death
