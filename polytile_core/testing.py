@@ -89,6 +89,13 @@ INSTANCES: tuple[Instance, ...] = (
         f"{ORACLES}: OEIS A084478",
     ),
     Instance(
+        "two components (2x2 and 2x3), dominoes", Region.from_rows(["##.###", "##.###"]), (_piece("D", DOMINO),), 6,
+        f"{ORACLES}: 2x2 and 2x3 dominoes, 2 x 3 (Fibonacci)",
+    ),
+    Instance(
+        "3x3 ring around a hole, dominoes", Region.from_rows(["###", "#.#", "###"]), (_piece("D", DOMINO),), 2, BRUTE,
+    ),
+    Instance(
         "2x4, two one-sided L-tetrominoes", Region.rectangle(4, 2),
         (_piece("L", L_TETROMINO, "one-sided", 2, 2),), 1, BRUTE,
     ),
