@@ -1,0 +1,214 @@
+"""Benchmark: polytile's exactcover backend against exact-cover tools from PyPI.
+
+Every tool gets the same matrix, built from polytile's own tiling model (columns: the
+cells, plus one per pentomino; rows: the placements), and every count is checked against
+shared/oracles.md.  Tasks:
+
+* 6×10 with the 12 pentominoes, all 9,356 tilings listed;
+* the same up to symmetry, 2,339: polytile breaks the symmetry in its search
+  (``distinct = true``); the other tools get Knuth's hand-made matrix with the X
+  pentomino's centre restricted to one quadrant (8 of its 32 placements);
+* 8×8 dominoes, 12,988,816 tilings counted (each tool's fastest counting mode).
+
+Install the tools with ``pip install -r benchmarks/requirements.txt`` (they are not
+test dependencies), then run ``python benchmarks/exactcover.py [--repeats N]``.
+A tool that is not installed is skipped; a wrong count is reported, not timed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import platform
+import statistics
+import time
+
+from polytile_core import api
+from polytile_core.builtin import build_tiling
+
+from polytile_exactcover.cover import cover_problem
+
+EXPECTED = {"6x10 all": 9356, "6x10 distinct": 2339, "8x8 dominoes count": 12_988_816}
+
+
+def matrix(plan, keep=lambda placement: True):
+    """(number of columns, rows as sorted 0-based column lists) of a plan's tiling model."""
+    model = build_tiling(plan.pieces, plan.region)
+    problem = cover_problem(model)
+    rows = [
+        sorted(item - 1 for item in items)
+        for (items, _), var in zip(problem.options, problem.variables)
+        if keep(model.placements[var])
+    ]
+    return problem.n_items, rows
+
+
+def x_in_one_quadrant(width, height):
+    """Knuth's reduction: the X pentomino's centre in the top-left quarter of the board."""
+
+    def keep(placement):
+        if placement.piece != "X":
+            return True
+        cx = sorted(x for x, _ in placement.cells)[2]
+        cy = sorted(y for _, y in placement.cells)[2]
+        return 2 * cx < width and 2 * cy < height
+
+    return keep
+
+
+# --------------------------------------------------------------------------- polytile
+
+
+def polytile_run(region, pieces, mode, **solve):
+    """A factory of the timed call: build the plan and solve it end to end."""
+    def go():
+        result = api.solve(api.plan(region, pieces, mode=mode, backend="exactcover", keep=0, **solve))
+        assert result.termination.value == "completed", result.raw_status
+        return result.distinct_count if solve.get("distinct") else result.count
+
+    return lambda: go
+
+
+# --------------------------------------------------------------------------- other tools
+
+
+def dense(columns, rows):
+    import numpy as np
+
+    array = np.zeros((len(rows), columns), dtype=bool)
+    for index, row in enumerate(rows):
+        array[index, row] = True
+    return array
+
+
+def xcover_all(columns, rows):
+    import xcover
+
+    return lambda: sum(1 for _ in xcover.covers(rows, primary=list(range(columns))))
+
+
+def xcover_zdd_count(columns, rows):
+    import xcover
+
+    # covers_bool_zdd returns the ZDD's number of solutions.
+    return lambda: xcover.covers_bool_zdd(dense(columns, rows))
+
+
+def exact_cover_all(columns, rows):
+    import exact_cover
+
+    array = dense(columns, rows)
+    return lambda: len(exact_cover.get_all_solutions(array))
+
+
+def exact_cover_count(columns, rows):
+    import exact_cover
+
+    array = dense(columns, rows)
+    return lambda: int(exact_cover.get_solution_count(array))
+
+
+def _flat(columns, rows):
+    flat = [0] * (len(rows) * columns)
+    for index, row in enumerate(rows):
+        for column in row:
+            flat[index * columns + column] = 1
+    return flat
+
+
+def dxz_all(columns, rows):
+    import dxz
+
+    flat = _flat(columns, rows)
+    return lambda: len(dxz.dxz_solve(len(rows), columns, flat, 0))
+
+
+def dxz_counter(columns, rows):
+    import dxz
+
+    flat = _flat(columns, rows)
+    return lambda: int(dxz.dxz_count(len(rows), columns, flat))
+
+
+TOOLS = {"xcover": "xcover", "exact-cover": "exact_cover", "dxz": "dxz"}
+
+
+def installed(tool):
+    return importlib.util.find_spec(TOOLS[tool]) is not None
+
+
+def measure(name, make, expected, repeats):
+    try:
+        run = make()
+    except ImportError as exc:
+        return name, None, f"not installed ({exc.name})"
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        count = run()
+        times.append(time.perf_counter() - started)
+        if count != expected:
+            return name, None, f"WRONG COUNT {count} (expected {expected})"
+    return name, statistics.median(times), f"count {count}, runs {', '.join(f'{t:.3f}' for t in times)}"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--skip-slow", action="store_true", help="skip exact-cover's 6x10 listing (the slowest)")
+    arguments = parser.parse_args()
+    has_split = importlib.util.find_spec("polytile_checkerboard") is not None
+
+    pentominoes = [api.family("pentominoes")]
+    dominoes = [api.piece("D", ["##"], unlimited=True)]
+    plan_6x10 = api.plan((10, 6), pentominoes, backend="exactcover")
+    plan_8x8 = api.plan((8, 8), dominoes, backend="exactcover")
+    full = matrix(plan_6x10)
+    quadrant = matrix(plan_6x10, x_in_one_quadrant(10, 6))
+    board = matrix(plan_8x8)
+
+    tasks = {
+        "6x10 all": [
+            ("polytile exactcover (1 core)", polytile_run((10, 6), pentominoes, "all")),
+            ("xcover", lambda: xcover_all(*full)),
+            ("dxz", lambda: dxz_all(*full)),
+            ("exact-cover", lambda: exact_cover_all(*full)),
+        ],
+        "6x10 distinct": [
+            ("polytile exactcover (1 core)", polytile_run((10, 6), pentominoes, "all", distinct=True)),
+            ("xcover (X in a quadrant)", lambda: xcover_all(*quadrant)),
+            ("dxz (X in a quadrant)", lambda: dxz_all(*quadrant)),
+            ("exact-cover (X in a quadrant)", lambda: exact_cover_all(*quadrant)),
+        ],
+        "8x8 dominoes count": [
+            ("polytile exactcover (1 core)", polytile_run((8, 8), dominoes, "count")),
+            ("dxz (dxz_count)", lambda: dxz_counter(*board)),
+            ("exact-cover (get_solution_count)", lambda: exact_cover_count(*board)),
+            ("xcover (covers_bool_zdd)", lambda: xcover_zdd_count(*board)),
+        ],
+    }
+    if has_split:
+        tasks["6x10 all"].insert(1, ("polytile exactcover + checkerboard, 2 jobs",
+                                     polytile_run((10, 6), pentominoes, "all", split="checkerboard", jobs=2)))
+        tasks["8x8 dominoes count"].insert(1, ("polytile exactcover + checkerboard, 2 jobs",
+                                               polytile_run((8, 8), dominoes, "count", split="checkerboard", jobs=2)))
+    if arguments.skip_slow:
+        tasks["6x10 all"] = [task for task in tasks["6x10 all"] if task[0] != "exact-cover"]
+
+    print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, Python {platform.python_version()}, "
+          f"median of {arguments.repeats}")
+    for task, entries in tasks.items():
+        print(f"\n## {task} (expected {EXPECTED[task]:,})")
+        baseline = None
+        for name, make in entries:
+            name, median, note = measure(name, make, EXPECTED[task], arguments.repeats)
+            if median is None:
+                print(f"| {name} | — | — | {note} |", flush=True)
+                continue
+            baseline = baseline or median
+            print(f"| {name} | {median:.3f} s | {median / baseline:.2f}× | {note} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
