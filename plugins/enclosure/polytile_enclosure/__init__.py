@@ -1,0 +1,73 @@
+"""polytile plugin: the largest area a set of pieces can fence in (``problem = "enclose"``).
+
+The builder writes Furmanek's ILP made exact (see ``model.py``); every solution a run
+returns is re-checked by an independent flood fill (``check.py``).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Literal
+
+import attrs
+
+from polytile_core import hookimpl
+from polytile_core.results import Solution
+
+from polytile_enclosure.check import EnclosureCheckError, check_fence, enclosed_area, enclosed_pockets
+
+__all__ = ["EncloseOptions", "EnclosureCheckError", "build", "check_fence", "enclosed_area", "enclosed_pockets"]
+
+
+def _doc(text: str) -> dict:
+    return {"description": text}
+
+
+@attrs.frozen
+class EncloseOptions:
+    """Options of the enclosure builder, from ``[options.enclose]``."""
+
+    width: int | None = attrs.field(
+        default=None, metadata=_doc("board width; with height. Default: a square sized from the pieces (docs/enclosure.md)")
+    )
+    height: int | None = attrs.field(default=None, metadata=_doc("board height; with width"))
+    neighbours: Literal[8, 4] = attrs.field(
+        default=8,
+        metadata=_doc("8: classic rule, the outside leaks through corners, pieces close a fence edge to edge; "
+                      "4: Furmanek's literal rule, corner contacts close the fence"),
+    )
+    score: Literal["pockets", "region"] = attrs.field(
+        default="pockets", metadata=_doc("pockets: every enclosed cell counts; region: only one connected enclosed region")
+    )
+    symmetry_breaking: bool = attrs.field(
+        default=True, metadata=_doc("fix one asymmetric piece's orientation and pin the fence to the top and left edges")
+    )
+    ray_cuts: bool = attrs.field(
+        default=False, metadata=_doc("add cuts: an interior cell sees fence in each of the four edge directions")
+    )
+
+
+def verify(solution: Solution, *, board: frozenset, neighbours: int, score: str) -> None:
+    """The plugin's check of a returned fence, by flood fill (raises on disagreement)."""
+    fence = [tuple(cell) for placed in solution.placements for cell in placed.cells]
+    check_fence(fence, solution.interior or (), solution.objective, board, neighbours, score)
+
+
+def build(pieces, region, options):
+    """Build the enclosure model and attach its details and its independent check."""
+    from polytile_enclosure.model import build as build_model
+
+    options = options or EncloseOptions()
+    model = build_model(pieces, region, options)
+    model.verify = functools.partial(verify, board=model.board, neighbours=options.neighbours, score=options.score)
+    return model
+
+
+@hookimpl
+def polytile_register_builders(register):
+    register(
+        "enclose",
+        build,
+        options=EncloseOptions,
+        help="fence in the largest area with the pieces (classic or 4-neighbour rule; all pockets or one region)",
+    )

@@ -1,0 +1,220 @@
+"""Furmanek's enclosure ILP, made exact: place every piece so the fence encloses the most cells.
+
+Variables, all 0-1:
+
+- ``x[p]`` one per placement (a piece in one orientation at one translation on the board);
+- ``b[c]`` boundary: ``b[c] = sum of x[p] covering c`` (so pieces never overlap);
+- ``i[c]`` interior, only for cells whose every neighbour lies on the board: the cells
+  off the board are the forced-exterior frame, which stops the "inside-out" answer.
+
+Constraints: each piece used its number of times; ``i[c] + b[c] <= 1``; and closure,
+``i[c] <= i[n] + b[n]`` for every neighbour ``n`` (8 neighbours under the classic rule,
+where the outside leaks through corners; 4 under Furmanek's literal rule).  A closed set
+of interior cells cannot reach the frame, so every cell marked interior is enclosed; and
+maximising ``sum i`` marks every enclosed cell.  With ``score = "region"`` the interior
+must also be one connected pocket, which a single-commodity flow from one root enforces.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from polytile_core.errors import InputError
+from polytile_core.geometry import SQUARE_SYMMETRIES, Cell, Cells, Region, normalise, placements
+from polytile_core.model import Model, Placement
+from polytile_core.problem import PieceType
+
+from polytile_enclosure.check import steps
+
+RULES = {
+    8: "classic: 8 neighbours, the outside leaks through corners (pieces close a fence edge to edge)",
+    4: "4 neighbours: a corner contact closes the fence (Furmanek's literal rule)",
+}
+SCORES = {"pockets": "pockets: every enclosed cell counts", "region": "region: one connected enclosed region"}
+
+# Ray cuts: an interior cell sees the fence in each of the four edge directions.
+RAY_DIRECTIONS = ((1, 0), (-1, 0), (0, 1), (0, -1))
+
+
+def fence_cells(pieces: Sequence[PieceType]) -> int:
+    return sum(piece.area * piece.maximum for piece in pieces)
+
+
+def auto_side(pieces: Sequence[PieceType], neighbours: int) -> int:
+    """Side of the square board used when none is given (see docs/enclosure.md)."""
+    cells = fence_cells(pieces)
+    longest = max(max(max(x for x, _ in o), max(y for _, y in o)) + 1 for piece in pieces for o in piece.orientations())
+    # A closed fence of n cells has a bounding box with width + height <= n/2 + 2 (edge-joined
+    # fence, classic rule) or n/2 + 1 (corner-joined fence, 4-neighbour rule).
+    half_perimeter = cells // 2 + (2 if neighbours == 8 else 1)
+    return max(longest, half_perimeter - 1)
+
+
+def symmetry_group(pieces: Sequence[PieceType], board: Region) -> list[int]:
+    """The board symmetries that also map every piece's allowed orientations onto themselves."""
+    kinds = {piece.kind for piece in pieces}
+    allowed = {"free": range(8), "one-sided": range(4), "fixed": range(1)}
+    return [s for s in board.symmetries() if all(s in allowed[kind] for kind in kinds)]
+
+
+def pinned_orientations(pieces: Sequence[PieceType], group: list[int]) -> tuple[str, list[Cells]] | None:
+    """One piece used exactly once whose orientations the group moves freely, with one
+    orientation per orbit: fixing it there removes the board's symmetry."""
+    if len(group) < 2:
+        return None
+    for piece in pieces:
+        if piece.minimum != 1 or piece.maximum != 1:
+            continue
+        shapes = piece.orientations()
+        orbits: dict[frozenset[Cells], Cells] = {}
+        free = True
+        for shape in shapes:
+            images = [normalise(SQUARE_SYMMETRIES[s](x, y) for x, y in shape) for s in group]
+            if len(set(images)) != len(group):
+                free = False
+                break
+            orbits.setdefault(frozenset(images), shape)
+        if free:
+            return piece.name, list(orbits.values())
+    return None
+
+
+def build(pieces: tuple[PieceType, ...], region: Region | None, options) -> Model:
+    from polytile_enclosure import EncloseOptions
+
+    options = options or EncloseOptions()
+    for index, piece in enumerate(pieces):
+        if piece.maximum is None:
+            raise InputError(f"piece {piece.name!r} is unlimited; an enclosure needs a fixed number of pieces", path="pieces")
+        if piece.minimum != piece.maximum:
+            raise InputError(f"piece {piece.name!r} needs an exact count (count = k) in an enclosure", path="pieces")
+    board, how, rectangle = _board(pieces, region, options)
+    moves = steps(options.neighbours)
+    cells = board.cells
+    interior_cells = sorted(c for c in cells if all((c[0] + dx, c[1] + dy) in cells for dx, dy in moves))
+    if not interior_cells:
+        raise InputError(f"the board ({how}) has no cell away from its edge, so nothing can be enclosed", path="options.enclose")
+
+    group = symmetry_group(pieces, board) if options.symmetry_breaking else [0]
+    pinned = pinned_orientations(pieces, group)
+    model = Model(name="enclose")
+    covering: dict[Cell, list[int]] = {cell: [] for cell in cells}
+    for piece in pieces:
+        shapes = pinned[1] if pinned and pinned[0] == piece.name else piece.orientations()
+        variables = []
+        for number, placed in enumerate(placements(shapes, board)):
+            var = model.add_variable(f"{piece.name}#{number}", placement=Placement(piece.name, placed))
+            variables.append(var)
+            for cell in placed:
+                covering[cell].append(var)
+        if not variables:
+            raise InputError(f"piece {piece.name!r} does not fit on the board ({how})", path="options.enclose")
+        model.add_constraint([(var, 1) for var in variables], "==", piece.minimum, f"piece {piece.name}")
+
+    needs_boundary = set(interior_cells) | {(x + dx, y + dy) for x, y in interior_cells for dx, dy in moves}
+    boundary: dict[Cell, int] = {}
+    for cell in sorted(needs_boundary):
+        var = model.add_variable(f"boundary {cell[0]},{cell[1]}", decision=False)
+        boundary[cell] = var
+        model.add_constraint([(var, 1)] + [(p, -1) for p in covering[cell]], "==", 0, f"boundary {cell[0]},{cell[1]}")
+    for cell in sorted(cells - needs_boundary):
+        if len(covering[cell]) > 1:
+            model.add_constraint([(p, 1) for p in covering[cell]], "<=", 1, f"no overlap {cell[0]},{cell[1]}")
+
+    interior: dict[Cell, int] = {}
+    for cell in interior_cells:
+        var = model.add_variable(f"interior {cell[0]},{cell[1]}")
+        interior[cell] = var
+        model.interior[var] = cell
+    for (x, y), var in interior.items():
+        model.add_constraint([(var, 1), (boundary[(x, y)], 1)], "<=", 1, f"interior or fence {x},{y}")
+        for dx, dy in moves:
+            near = (x + dx, y + dy)
+            terms = [(var, 1), (boundary[near], -1)]
+            if near in interior:
+                terms.append((interior[near], -1))
+            model.add_constraint(terms, "<=", 0, f"closure {x},{y} to {near[0]},{near[1]}")
+        if options.ray_cuts:
+            for dx, dy in RAY_DIRECTIONS:
+                ray, step = [], 1
+                while (x + step * dx, y + step * dy) in cells:
+                    ray += covering[(x + step * dx, y + step * dy)]
+                    step += 1
+                terms = [(var, 1)] + [(p, -1) for p in ray]
+                model.add_constraint(terms, "<=", 0, f"ray {x},{y} {dx},{dy}")
+
+    if rectangle and options.symmetry_breaking:
+        top = {p for (x, y), ps in covering.items() if y == min(cy for _, cy in cells) for p in ps}
+        left = {p for (x, y), ps in covering.items() if x == min(cx for cx, _ in cells) for p in ps}
+        model.add_constraint([(p, 1) for p in sorted(top)], ">=", 1, "fence touches the top edge")
+        model.add_constraint([(p, 1) for p in sorted(left)], ">=", 1, "fence touches the left edge")
+
+    if options.score == "region":
+        _connect(model, interior, moves, len(interior_cells))
+    model.objective = {var: 1 for var in interior.values()}
+    model.maximize = True
+    model.board = frozenset(cells)
+    model.details = {
+        "rule": RULES[options.neighbours],
+        "score": SCORES[options.score],
+        "board": how,
+        "fence cells": fence_cells(pieces),
+    }
+    if pinned:
+        model.details["symmetry"] = f"piece {pinned[0]} in {len(pinned[1])} of its orientations" + (
+            "; fence touches the board's top and left edges" if rectangle else ""
+        )
+    return model
+
+
+def _board(pieces, region: Region | None, options) -> tuple[Region, str, bool]:
+    """The board, a description of where it came from, and whether it is a rectangle."""
+    given = options.width is not None or options.height is not None
+    if given and region is not None:
+        raise InputError("give the board as [region] or as width/height here, not both", path="options.enclose")
+    if region is not None:
+        full = len(region.cells) == region.width * region.height and min(region.cells) == (0, 0)
+        return region, f"the [region], {region.width}×{region.height}", full
+    if given:
+        if options.width is None or options.height is None:
+            raise InputError("give both width and height (or neither, to size the board from the pieces)", path="options.enclose")
+        if options.width < 1 or options.height < 1:
+            raise InputError(f"expected a positive width and height, got {options.width}×{options.height}", path="options.enclose")
+        return Region.rectangle(options.width, options.height), f"{options.width}×{options.height}", True
+    side = auto_side(pieces, options.neighbours)
+    return Region.rectangle(side, side), f"{side}×{side}, sized from the pieces", True
+
+
+def _connect(model: Model, interior: dict[Cell, int], moves, size: int) -> None:
+    """Make the interior one connected pocket: a root sends one unit of flow to every
+    other interior cell along interior-to-interior steps.  Flows are integers written
+    in binary with 0-1 variables, so the model stays a 0-1 program."""
+    bits = max(1, math.ceil(math.log2(size + 1)))
+
+    def integer(label: str) -> list[tuple[int, int]]:
+        return [(model.add_variable(f"{label} bit {k}", decision=False), 1 << k) for k in range(bits)]
+
+    roots = {}
+    inflow: dict[Cell, list[tuple[int, int]]] = {cell: [] for cell in interior}
+    outflow: dict[Cell, list[tuple[int, int]]] = {cell: [] for cell in interior}
+    for cell, var in interior.items():
+        root = model.add_variable(f"root {cell[0]},{cell[1]}", decision=False)
+        roots[cell] = root
+        model.add_constraint([(root, 1), (var, -1)], "<=", 0, f"root is interior {cell[0]},{cell[1]}")
+        supply = integer(f"supply {cell[0]},{cell[1]}")
+        model.add_constraint(supply + [(root, -size)], "<=", 0, f"supply only at the root {cell[0]},{cell[1]}")
+        inflow[cell] += supply
+        for dx, dy in moves:
+            near = (cell[0] + dx, cell[1] + dy)
+            if near not in interior:
+                continue
+            flow = integer(f"flow {cell[0]},{cell[1]} to {near[0]},{near[1]}")
+            model.add_constraint(flow + [(var, -size)], "<=", 0, f"flow leaves interior {cell[0]},{cell[1]}")
+            model.add_constraint(flow + [(interior[near], -size)], "<=", 0, f"flow enters interior {near[0]},{near[1]}")
+            outflow[cell] += flow
+            inflow[near] += flow
+    model.add_constraint([(root, 1) for root in roots.values()], "<=", 1, "one root")
+    for cell, var in interior.items():
+        terms = inflow[cell] + [(v, -c) for v, c in outflow[cell]] + [(var, -1)]
+        model.add_constraint(terms, "==", 0, f"flow balance {cell[0]},{cell[1]}")
