@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+import attrs
+
 
 from polytile_core.errors import InputError
 from polytile_core.host import Host
@@ -25,6 +27,9 @@ def add(subparsers):
     command.add_argument("--distinct", action="store_true", help="also count solutions up to the region's symmetry")
     command.add_argument("--jobs", type=int, metavar="N", help="parts of a split solved at once")
     command.add_argument("--executor", help="executor plugin for the parts of a split")
+    command.add_argument(
+        "--scheduler", metavar="ADDRESS", help="a Dask scheduler, tcp://HOST:PORT, for the parts (implies --executor dask)"
+    )
     command.add_argument("-o", "--output", metavar="FILE", help="write the result as .json or .toml ('-' = JSON on stdout)")
     command.add_argument("--force", action="store_true", help="replace the output file if it exists")
     command.add_argument(
@@ -45,12 +50,24 @@ def overrides(arguments) -> dict:
     }
     if arguments.distinct:
         given["distinct"] = True
+    if arguments.scheduler and not arguments.executor:
+        given["executor"] = "dask"
     return {key: value for key, value in given.items() if value is not None}
+
+
+def with_scheduler(plan, address: str):
+    """``--scheduler`` sets the ``scheduler`` option of an executor that has one (dask)."""
+    options = plan.executor_options
+    if not attrs.has(type(options)) or "scheduler" not in attrs.fields_dict(type(options)):
+        raise InputError(f"the {plan.executor.name!r} executor takes no scheduler address", path="--scheduler")
+    return attrs.evolve(plan, executor_options=attrs.evolve(options, scheduler=address))
 
 
 def solve(arguments) -> int:
     host = Host(autoload=not arguments.no_autoload)
     plan = load_plan(arguments.pipeline, host, overrides(arguments))
+    if arguments.scheduler:
+        plan = with_scheduler(plan, arguments.scheduler)
     to_stdout = arguments.output == "-"
     report = sys.stderr if to_stdout else sys.stdout
     try:
