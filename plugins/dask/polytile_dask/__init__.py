@@ -1,0 +1,129 @@
+"""polytile executor on Dask distributed: the parts of a split run on a cluster.
+
+``polytile solve run.toml --executor dask --scheduler tcp://HOST:8786`` sends each part
+to a running Dask scheduler as one task; without an address, a local cluster with
+``--jobs`` worker processes is started for the run and closed after it.
+
+Dask reruns the tasks of a worker that dies on another worker, and each part's future
+completes once, so a part is counted once however often it was started.  A part whose
+worker dies on every try ends in ``KilledWorker``, which the run reports with the part's
+key (the answer is then marked incomplete, never a wrong total).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import logging
+
+import attrs
+
+from polytile_core import hookimpl
+from polytile_core.errors import InputError
+
+SCHEMES = ("tcp://", "tls://", "inproc://", "ucx://", "ws://", "wss://")
+
+
+def _doc(text: str) -> dict:
+    return {"description": text}
+
+
+@attrs.frozen
+class DaskOptions:
+    """Options of the dask executor, from ``[options.dask]`` (``--scheduler`` sets ``scheduler``)."""
+
+    scheduler: str | None = attrs.field(
+        default=None,
+        metadata=_doc("address of a running scheduler, e.g. tcp://10.0.0.5:8786; "
+                      "without it (or scheduler_file) a local cluster with --jobs workers is started"),
+    )
+    scheduler_file: str | None = attrs.field(
+        default=None, metadata=_doc("the file `dask scheduler --scheduler-file FILE` wrote (instead of scheduler)")
+    )
+    connect_timeout: float = attrs.field(default=10.0, metadata=_doc("seconds to wait for the scheduler"))
+    threads_per_worker: int = attrs.field(default=1, metadata=_doc("threads per worker of a local cluster"))
+
+
+class DaskExecutor(concurrent.futures.Executor):
+    """A ``concurrent.futures`` executor over a Dask client.
+
+    Closing it closes the client, and the local cluster when it started one; a
+    cluster reached by address keeps running.  ``shutdown(cancel_futures=True)``
+    cancels the parts not finished (a part already running on a remote worker
+    runs to its own time limit: Dask cannot interrupt a running task).
+    """
+
+    def __init__(self, client, cluster=None):
+        self.client = client
+        self.cluster = cluster
+        # pure=False: two parts that happen to look alike are still two tasks.
+        self._executor = client.get_executor(pure=False)
+        self._closed = False
+
+    def submit(self, fn, /, *args, **kwargs):
+        return self._executor.submit(fn, *args, **kwargs)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self._executor.shutdown(wait=wait and not cancel_futures)
+        finally:
+            self.client.close()
+            if self.cluster is not None:
+                self.cluster.close()
+
+
+def check_options(options: DaskOptions) -> None:
+    if options.scheduler is not None and options.scheduler_file is not None:
+        raise InputError("give scheduler or scheduler_file, not both", path="options.dask.scheduler")
+    if options.scheduler is not None and not options.scheduler.startswith(SCHEMES):
+        raise InputError(
+            f"expected an address such as tcp://HOST:8786, got {options.scheduler!r}", path="options.dask.scheduler"
+        )
+    if not options.connect_timeout > 0:
+        raise InputError(f"expected a positive number of seconds, got {options.connect_timeout}",
+                         path="options.dask.connect_timeout")
+    if options.threads_per_worker < 1:
+        raise InputError(f"expected 1 or more, got {options.threads_per_worker}", path="options.dask.threads_per_worker")
+
+
+def dask_executor(jobs: int, options: DaskOptions | None = None) -> DaskExecutor:
+    """Connect to the scheduler the options name, or start a local cluster of ``jobs`` workers."""
+    from distributed import Client, LocalCluster
+
+    options = options or DaskOptions()
+    check_options(options)
+    if options.scheduler is None and options.scheduler_file is None:
+        cluster = LocalCluster(
+            n_workers=jobs,
+            threads_per_worker=options.threads_per_worker,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=":0",
+            silence_logs=logging.ERROR,
+        )
+        try:
+            return DaskExecutor(Client(cluster), cluster)
+        except BaseException:
+            cluster.close()
+            raise
+    where = options.scheduler or options.scheduler_file
+    path = "options.dask.scheduler" if options.scheduler else "options.dask.scheduler_file"
+    try:
+        client = Client(
+            options.scheduler, scheduler_file=options.scheduler_file, timeout=options.connect_timeout
+        )
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise InputError(f"cannot reach the Dask scheduler at {where} ({exc})", path=path) from None
+    return DaskExecutor(client)
+
+
+@hookimpl
+def polytile_register_executors(register):
+    register(
+        "dask",
+        dask_executor,
+        options=DaskOptions,
+        help="a Dask distributed cluster (--scheduler tcp://HOST:PORT), or a local one with --jobs workers",
+    )
