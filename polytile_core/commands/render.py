@@ -30,7 +30,7 @@ def add(subparsers):
     command = subparsers.add_parser("render", help="draw a result file as a picture (svg, png, txt)")
     command.add_argument("result", help="a result file written by `polytile solve -o` (.json or .toml)")
     command.add_argument("-o", "--output", required=True, metavar="FILE", help="the picture; its extension picks the format")
-    command.add_argument("--format", help="the render format, when the extension does not say (see `polytile plugins`)")
+    command.add_argument("--format", help="the render format (default: the extension; see `polytile plugins`)")
     command.add_argument("--force", action="store_true", help="replace the picture if it exists")
     add_option_flags(command)
     command.set_defaults(func=render)
