@@ -25,6 +25,7 @@ from polytile_core.model import Model
 from polytile_core.results import Found, Termination
 
 Counting = Literal["auto", "nogood", "scip"]
+Emphasis = Literal["default", "feasibility", "cpsolver", "easycip", "hardlp", "optimality"]
 
 # Below every built-in SCIP constraint handler (countsols, the lowest, uses -9,999,999):
 # the enumerator sees only solutions every real constraint has accepted.
@@ -53,6 +54,13 @@ class ScipOptions:
             "description": "mode count: 'scip' uses SCIP's counting mode, 'nogood' lists every solution "
             "through polytile's own enumerator, 'auto' picks SCIP's counting mode when it counts the "
             "same thing (every variable is a decision variable)"
+        },
+    )
+    emphasis: Emphasis = attrs.field(
+        default="default",
+        metadata={
+            "description": "SCIP's emphasis setting for find one and optimise; 'cpsolver' or 'feasibility' "
+            "can find a first tiling of a hard exact cover sooner (docs/benchmarks/backends.md)"
         },
     )
     log: bool = attrs.field(default=False, metadata={"description": "print SCIP's log"})
@@ -220,6 +228,8 @@ class ScipBackend:
                 pyscipopt.quicksum(coefficient * xs[var] for var, coefficient in model.objective.items()),
                 "maximize" if model.maximize else "minimize",
             )
+        if method == "search" and self.options.emphasis != "default":
+            scip.setEmphasis(getattr(pyscipopt.SCIP_PARAMEMPHASIS, self.options.emphasis.upper()))
         scip.setBoolParam("misc/catchctrlc", False)
         if settings.time_limit is not None:
             scip.setRealParam("limits/time", settings.time_limit)

@@ -103,3 +103,13 @@ def test_an_unknown_counting_choice_is_one_line_and_exit_2(tmp_path, capsys):
     assert main(["solve", str(path)]) == 2
     error = capsys.readouterr().err
     assert "options.scip.counting" in error and len(error.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("emphasis", ["feasibility", "cpsolver"])
+def test_an_emphasis_still_finds_a_valid_tiling(emphasis):
+    from polytile_core.testing import tiling_problems
+
+    model = FIVE_BY_SIX.model()
+    result, streamed, _ = solve_with(ScipBackend(ScipOptions(emphasis=emphasis)), model, "one")
+    assert (result.termination, result.found) == (Termination.COMPLETED, Found.FEASIBLE)
+    assert tiling_problems(FIVE_BY_SIX, model, streamed[-1]) == []
