@@ -39,6 +39,8 @@ class Plan:
     executor_options: object = None
     distinct: bool = False
     keep: int | None = None
+    # A polytile_core.checkpoint.Checkpoint: a split run skips the parts it holds and records new ones.
+    checkpoint: object = None
 
     def tiling_problem(self) -> TilingProblem:
         return TilingProblem(self.region, self.pieces)
