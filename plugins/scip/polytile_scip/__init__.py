@@ -7,6 +7,11 @@ branching tree into one reported solution.  Counting without listing can use eit
 that handler or SCIP's own counting mode (``SCIPcount``); ``counting = "auto"`` picks
 SCIP's counting mode whenever its count means the same thing (every variable is a
 decision variable), because it is the faster of the two (docs/benchmarks/backends.md).
+
+SCIP solves on one thread here, so ``[solve] workers`` is ignored; ``seed`` shifts SCIP's
+random seeds.  The raw status is SCIP's own word, prefixed with ``count:`` or
+``enumerate:`` for the two enumerating paths (which end "infeasible" by design: every
+solution is rejected once it has been recorded).
 """
 
 from __future__ import annotations
@@ -151,7 +156,6 @@ class _Watch(pyscipopt.Eventhdlr):
         self.stop = stop
         self.decision = decision
         self.on_found = on_found
-        self.count = 0
         self.error: BaseException | None = None
 
     def eventinit(self):
@@ -167,7 +171,6 @@ class _Watch(pyscipopt.Eventhdlr):
     def eventexec(self, event):
         if event.getType() == SCIP_EVENTTYPE.BESTSOLFOUND and self.error is None:
             best = self.model.getBestSol()
-            self.count += 1
             try:
                 self.on_found([index for index, var in self.decision if self.model.getSolVal(best, var) > 0.5])
             except BaseException as exc:
@@ -281,7 +284,7 @@ class ScipBackend:
             return self._counted(scip, stop)
         if method == "nogood":
             return self._enumerated(scip, enumerator.count, stop)
-        return self._searched(scip, model, settings, watch.count, stop)
+        return self._searched(scip, model, stop)
 
     def _set_user_parameters(self, scip: pyscipopt.Model) -> None:
         for name, value in self.options.parameters.items():
@@ -317,7 +320,7 @@ class ScipBackend:
             Termination.COMPLETED, Found.FEASIBLE if count else Found.INFEASIBLE, f"enumerate: {raw}", count
         )
 
-    def _searched(self, scip, model: Model, settings: SolveSettings, seen: int, stop) -> BackendResult:
+    def _searched(self, scip: pyscipopt.Model, model: Model, stop: threading.Event) -> BackendResult:
         raw = scip.getStatus()
         has_solution = scip.getNSols() > 0
         objective = bound = None
