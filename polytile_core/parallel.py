@@ -177,6 +177,8 @@ def solve_split(plan, model: Model, collector, stop: threading.Event, parts_stat
                 if part.details.get("empty"):
                     state.removed_before_search(part)
                     continue
+                if plan.checkpoint is not None and plan.checkpoint.replay(part, state):
+                    continue
                 remaining = None if deadline is None else max(0.01, deadline - time.perf_counter())
                 part_settings = attrs.evolve(settings, time_limit=remaining)
                 future = executor.submit(
@@ -191,7 +193,10 @@ def solve_split(plan, model: Model, collector, stop: threading.Event, parts_stat
             for future in done:
                 part = in_flight.pop(future)
                 try:
-                    state.finished(part, future.result())
+                    outcome = future.result()
+                    state.finished(part, outcome)
+                    if plan.checkpoint is not None:
+                        plan.checkpoint.record(part, outcome)
                 except concurrent.futures.BrokenExecutor as exc:
                     state.failed(part, exc)
                     broken = True
@@ -208,6 +213,8 @@ def solve_split(plan, model: Model, collector, stop: threading.Event, parts_stat
             _halt(executor)
         else:
             executor.shutdown(wait=True)
+    if plan.checkpoint is not None:
+        details["parts_from_checkpoint"] = plan.checkpoint.replayed
     return _result(plan, state, details, timed_out, exhausted and not in_flight)
 
 
