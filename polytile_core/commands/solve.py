@@ -8,6 +8,7 @@ import attrs
 
 
 from polytile_core.errors import InputError
+from polytile_core.checkpoint import Checkpoint
 from polytile_core.host import Host
 from polytile_core.picture import ascii_picture
 from polytile_core.commands.render import prepare_renderer
@@ -29,6 +30,12 @@ def add(subparsers):
     command.add_argument("--executor", help="executor plugin for the parts of a split")
     command.add_argument(
         "--scheduler", metavar="ADDRESS", help="a Dask scheduler, tcp://HOST:PORT, for the parts (implies --executor dask)"
+    )
+    command.add_argument(
+        "--checkpoint", metavar="FILE", help="record each finished part of a split run in FILE (JSON lines)"
+    )
+    command.add_argument(
+        "--resume", action="store_true", help="with --checkpoint: skip the parts FILE holds, count them in"
     )
     command.add_argument("-o", "--output", metavar="FILE", help="write the result as .json or .toml ('-' = JSON on stdout)")
     command.add_argument("--force", action="store_true", help="replace the output file if it exists")
@@ -68,6 +75,10 @@ def solve(arguments) -> int:
     plan = load_plan(arguments.pipeline, host, overrides(arguments))
     if arguments.scheduler:
         plan = with_scheduler(plan, arguments.scheduler)
+    if arguments.resume and not arguments.checkpoint:
+        raise InputError("--resume needs --checkpoint FILE, the checkpoint to resume")
+    if arguments.checkpoint:
+        plan = attrs.evolve(plan, checkpoint=Checkpoint.open(arguments.checkpoint, plan, resume=arguments.resume))
     to_stdout = arguments.output == "-"
     report = sys.stderr if to_stdout else sys.stdout
     try:
