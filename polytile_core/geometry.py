@@ -7,6 +7,7 @@ x and y are 0) as sorted tuples, which makes them hashable and comparable.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
@@ -161,10 +162,20 @@ class Region:
     def map_onto_itself(self, symmetry: int, cells: Iterable[Cell]) -> Cells:
         """Apply one of the region's own symmetries to cells inside it, keeping them in place."""
         transform = SQUARE_SYMMETRIES[symmetry]
-        moved = [transform(x, y) for x, y in self.cells]
-        dx = min(x for x, _ in self.cells) - min(x for x, _ in moved)
-        dy = min(y for _, y in self.cells) - min(y for _, y in moved)
+        dx, dy = _symmetry_shift(self, symmetry)
         return tuple(sorted((tx + dx, ty + dy) for tx, ty in (transform(x, y) for x, y in cells)))
+
+
+@functools.lru_cache(maxsize=64)
+def _symmetry_shift(region: Region, symmetry: int) -> Cell:
+    """The translation that puts the region's image back in place (cached: it is needed
+    once per placement, and computing it walks the whole region)."""
+    transform = SQUARE_SYMMETRIES[symmetry]
+    moved = [transform(x, y) for x, y in region.cells]
+    return (
+        min(x for x, _ in region.cells) - min(x for x, _ in moved),
+        min(y for _, y in region.cells) - min(y for _, y in moved),
+    )
 
 
 def placements(shape_orientations: Iterable[Cells], region: Region) -> list[Cells]:
