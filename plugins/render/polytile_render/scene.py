@@ -30,6 +30,8 @@ LINE = "#202020"
 THIN_LINE = "#8a8a8a"
 TEXT = "#202020"
 BACKGROUND = "#ffffff"
+# A picture larger than this (a 10,000 × 10,000 PNG takes 300 MB to draw) is refused.
+MAX_PIXELS = 100_000_000
 
 
 @attrs.frozen
@@ -267,6 +269,11 @@ def layout(result: Result, options: RenderOptions | None = None) -> Scene:
     footer = round(text_size * 1.8) if options.captions and total > len(shown) else 0
     width = 2 * margin + columns * cell_width + (columns - 1) * gap
     height = 2 * margin + rows * cell_height + (rows - 1) * gap + footer
+    if width * height > MAX_PIXELS:
+        raise InputError(
+            f"the picture would be {width}×{height} pixels; lower cell_size (now {s}) or limit",
+            path="options.render",
+        )
     items: list[Rect | Line | Text] = []
     for index, picture in enumerate(pictures):
         row, column = divmod(index, columns)

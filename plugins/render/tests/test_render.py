@@ -216,3 +216,14 @@ def test_no_solution_draws_the_bare_region_and_nothing_at_all_is_an_error(tmp_pa
     assert "no solution (proved infeasible)" in [t.text for t in root.iter(f"{SVG}text")]
     with pytest.raises(InputError):
         render_svg(Result(termination=Termination.COMPLETED, found=Found.NONE, mode="one", backend="t"), tmp_path / "x.svg")
+
+
+def test_a_picture_too_large_to_draw_is_refused_before_drawing(tmp_path):
+    rows = ["#" * 60] * 60  # 60 cells of 200 pixels: 12,000 pixels a side
+    huge = Result(
+        termination=Termination.COMPLETED, found=Found.INFEASIBLE, mode="one", backend="test",
+        region=tuple((x, y) for y, row in enumerate(rows) for x in range(len(row))),
+    )  # fmt: skip
+    with pytest.raises(InputError, match="lower cell_size"):
+        render_png(huge, tmp_path / "huge.png", RenderOptions(cell_size=200))
+    assert not (tmp_path / "huge.png").exists()
