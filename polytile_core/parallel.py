@@ -117,6 +117,7 @@ class _SplitRun:
             count = len(outcome.solutions)
         if count:
             self.count += count
+            self.parts_state["counted"] = self.count
         self.seconds.append(outcome.seconds)
         has_solution = answer.found in (Found.FEASIBLE, Found.OPTIMAL)
         if has_solution:

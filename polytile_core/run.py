@@ -103,7 +103,8 @@ def run(
     collector = _Collector(
         default_keep(plan), on_solution, want_all=accept is not None, rank=_ranking(plan, model), accept=accept
     )
-    parts_state = {"done": 0, "total": None}
+    # Filled by a split run: parts done, parts in all, solutions counted in finished parts.
+    parts_state = {"done": 0, "total": None, "counted": 0}
     outcome: dict = {}
     done = threading.Event()
 
@@ -129,7 +130,7 @@ def run(
     try:
         while not done.wait(0.2):
             if on_progress:
-                on_progress(Progress(collector.seen, parts_state["done"], parts_state["total"], time.perf_counter() - started))
+                on_progress(_progress(collector, parts_state, started))
     except KeyboardInterrupt:
         interrupted = True
         stop.set()
@@ -140,7 +141,7 @@ def run(
     if interrupted or (stop.is_set() and result.termination == Termination.COMPLETED and plan.settings.mode != "one"):
         result = attrs.evolve(result, termination=Termination.INTERRUPTED)
     if on_progress:
-        on_progress(Progress(collector.seen, parts_state["done"], parts_state["total"], time.perf_counter() - started))
+        on_progress(_progress(collector, parts_state, started))
     details = {**model.details, **result.details}
     if model.verify is not None:
         for solution in collector.kept:
@@ -152,6 +153,13 @@ def run(
         region=tuple(sorted(plan.region.cells)) if plan.region else tuple(sorted(model.board)),
         details=details,
     )
+
+
+def _progress(collector: _Collector, parts_state: dict, started: float) -> Progress:
+    """Solutions seen so far: those streamed, or those counted by finished parts (mode count
+    streams none)."""
+    solutions = max(collector.seen, parts_state["counted"])
+    return Progress(solutions, parts_state["done"], parts_state["total"], time.perf_counter() - started)
 
 
 def _ranking(plan: Plan, model: Model) -> Callable[[Solution], float] | None:
