@@ -61,6 +61,17 @@ def write_png(scene: Scene, path: Path) -> None:
             draw.rectangle(box, fill=item.colour)
         elif isinstance(item, Text):
             if item.size not in fonts:
-                fonts[item.size] = ImageFont.load_default(size=item.size)
-            draw.text((item.x, item.y), item.text, fill=TEXT, font=fonts[item.size], anchor="mt")
+                fonts[item.size] = _font(ImageFont, item.size)
+            # Centred by measuring, not by an anchor: bitmap fonts (Pillow without FreeType) have none.
+            left, top, right, _ = draw.textbbox((0, 0), item.text, font=fonts[item.size])
+            draw.text((item.x - (right - left) / 2 - left, item.y - top), item.text, fill=TEXT, font=fonts[item.size])
     image.save(path, format="PNG")
+
+
+def _font(image_font, size: float):
+    """Pillow's own TrueType font at ``size``; its small bitmap font when Pillow was built
+    without FreeType."""
+    try:
+        return image_font.load_default(size=size)
+    except ImportError:
+        return image_font.load_default()
