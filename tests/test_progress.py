@@ -100,6 +100,7 @@ def _shown_counts(text):
 
 
 def test_ctrl_c_stops_the_run_and_writes_the_solutions_found_so_far(tmp_path):
+    """Ctrl-C, then a second one while saving: the result and the picture are written."""
     pipeline = tmp_path / "dominoes.toml"
     pipeline.write_text(LONG_RUN)
     process, controller = _start_in_terminal(
@@ -110,6 +111,10 @@ def test_ctrl_c_stops_the_run_and_writes_the_solutions_found_so_far(tmp_path):
         shown = _read_until(controller, lambda text: any(_shown_counts(text)), timeout=90)
         assert any(_shown_counts(shown)), f"no progress seen: {shown!r}"
         os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
+        # An impatient second Ctrl-C while the result is being saved must not lose it.
+        shown += _read_until(controller, lambda text: "saving what was found" in text, timeout=60)
+        assert "polytile: interrupted; saving what was found" in shown
+        os.killpg(process.pid, signal.SIGINT)
         stdout, _ = process.communicate(timeout=60)
         shown += _read_until(controller, lambda text: False, timeout=0.5)
     finally:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import sys
+from pathlib import Path
 
 import attrs
 
@@ -82,7 +85,10 @@ def solve(arguments) -> int:
     to_stdout = arguments.output == "-"
     report = sys.stderr if to_stdout else sys.stdout
     try:
-        # The picture's format, options and file are checked now, not after a long run.
+        # The result file, and the picture's format, options and file, are checked now, not
+        # after a long run.
+        if arguments.output and not to_stdout and Path(arguments.output).exists() and not arguments.force:
+            raise InputError("the file exists already; choose another name or pass --force", source=arguments.output)
         draw = None
         if arguments.render:
             tables = read_pipeline(arguments.pipeline).options
@@ -91,15 +97,34 @@ def solve(arguments) -> int:
             result = run(plan, on_progress=progress)
     except InputError as exc:
         raise exc.with_source(arguments.pipeline) from None
-    if arguments.output and not to_stdout:
-        write_result(result, arguments.output, replace=arguments.force)
-    if to_stdout:
-        sys.stdout.write(result_text(result))
-    if draw is not None:
-        draw(result)
+    saving = (arguments.output and not to_stdout) or draw is not None
+    if saving and result.termination.value == "interrupted" and not arguments.quiet:
+        print("polytile: interrupted; saving what was found", file=sys.stderr, flush=True)
+    with interrupts_held():
+        if arguments.output and not to_stdout:
+            write_result(result, arguments.output, replace=arguments.force)
+        if to_stdout:
+            sys.stdout.write(result_text(result))
+        if draw is not None:
+            draw(result)
     if not arguments.quiet:
         print(summary(result), file=report)
     return 130 if result.termination.value == "interrupted" else 0
+
+
+@contextlib.contextmanager
+def interrupts_held():
+    """Ctrl-C is ignored while the result is saved: a second Ctrl-C after the one that
+    stopped the search must not lose what the search found."""
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread: an embedding program handles its own signals
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def summary(result: Result) -> str:
