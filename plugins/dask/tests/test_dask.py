@@ -135,6 +135,24 @@ def test_cli_counts_on_a_scheduler_by_address(cluster, tmp_path):
     assert sorted(part["key"] for part in result["subproblems"]) == ["L:a=0 L:b=2", "L:a=1 L:b=1", "L:a=2 L:b=0"]
 
 
+def test_a_checkpointed_cluster_run_resumes_to_the_same_count(cluster, tmp_path):
+    """The checkpoint is written by the machine running polytile, whatever the executor."""
+    local, _ = cluster
+    path, checkpoint = pipeline(tmp_path, L_TETROMINOES_2X4), tmp_path / "run.ckpt"
+    command = ["solve", str(path), "--scheduler", local.scheduler_address, "--checkpoint", str(checkpoint), "-q", "-o", "-"]
+    code, _, err = cli(command)
+    assert code == 0, err
+    lines = checkpoint.read_text().splitlines(keepends=True)
+    assert len(lines) == 4  # the header and three parts
+    checkpoint.write_text("".join(lines[:2]))  # as if the run had stopped after one part
+    code, out, err = cli([*command, "--resume"])
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["count"] == 2 and result["termination"] == "completed"
+    assert result["details"]["parts_from_checkpoint"] == 1
+    assert len(checkpoint.read_text().splitlines()) == 4
+
+
 def test_a_worker_killed_holding_parts_loses_none(cluster, tmp_path):
     """Freeze one worker so that parts it is given cannot finish, kill it once it holds
     some, and check that every part is counted exactly once on the other worker."""
