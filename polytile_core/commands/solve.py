@@ -98,9 +98,9 @@ def solve(arguments) -> int:
     except InputError as exc:
         raise exc.with_source(arguments.pipeline) from None
     saving = (arguments.output and not to_stdout) or draw is not None
-    if saving and result.termination.value == "interrupted" and not arguments.quiet:
-        print("polytile: interrupted; saving what was found", file=sys.stderr, flush=True)
     with interrupts_held():
+        if saving and result.termination.value == "interrupted" and not arguments.quiet:
+            print("polytile: interrupted; saving what was found", file=sys.stderr, flush=True)
         if arguments.output and not to_stdout:
             write_result(result, arguments.output, replace=arguments.force)
         if to_stdout:
