@@ -115,6 +115,10 @@ def colour_number(number: int) -> str:
     return PALETTE[number] if number < len(PALETTE) else _extra_colour(number)
 
 
+def _doc(text: str) -> dict:
+    return {"description": text}
+
+
 def _between(low: int, high: int):
     return attrs.validators.and_(attrs.validators.ge(low), attrs.validators.le(high))
 
@@ -124,17 +128,23 @@ class RenderOptions:
     """Options of the SVG and PNG renderers, from ``[options.render]`` (or the flags of
     ``polytile render``)."""
 
-    cell_size: int = attrs.field(default=24, validator=_between(4, 200), metadata={"description": "pixels per cell (4 to 200)"})
-    checkerboard: bool = attrs.field(
-        default=False, metadata={"description": "shade the black cells (x + y even) of the checkerboard colouring"}
+    cell_size: int = attrs.field(
+        default=24, validator=_between(4, 200), metadata=_doc("pixels per cell (4 to 200)")
     )
-    grid: bool = attrs.field(default=True, metadata={"description": "thin lines between the cells inside a piece"})
-    columns: int = attrs.field(default=4, validator=_between(1, 100), metadata={"description": "pictures per row of a gallery"})
+    checkerboard: bool = attrs.field(
+        default=False, metadata=_doc("shade the black cells (x + y even) of the checkerboard colouring")
+    )
+    grid: bool = attrs.field(default=True, metadata=_doc("thin lines between the cells inside a piece"))
+    columns: int = attrs.field(
+        default=4, validator=_between(1, 100), metadata=_doc("pictures per row of a gallery (1 to 100)")
+    )
     limit: int = attrs.field(
-        default=12, validator=_between(1, 10_000), metadata={"description": "most solutions drawn; a gallery says how many it left out"}
+        default=12,
+        validator=_between(1, 10_000),
+        metadata=_doc("most solutions drawn (1 to 10,000); a gallery says how many it left out"),
     )
     captions: bool = attrs.field(
-        default=True, metadata={"description": "a caption under each picture of a gallery (number, part, area)"}
+        default=True, metadata=_doc("a caption under each picture of a gallery (number, split part, enclosed area)")
     )
 
 
@@ -249,7 +259,10 @@ def layout(result: Result, options: RenderOptions | None = None) -> Scene:
     preferred = {name: number for number, name in enumerate(names)}
     if shown:
         captions = _captions(shown)
-        pictures = [_Picture(sol, region, piece_colours(sol, preferred), cap) for sol, cap in zip(shown, captions)]
+        pictures = [
+            _Picture(solution, region, piece_colours(solution, preferred), caption)
+            for solution, caption in zip(shown, captions)
+        ]
     else:
         kept_none = result.found.value in ("feasible", "optimal")
         why = "no solution kept" if kept_none else f"no solution ({result.found.value.replace('_', ' ')})"
@@ -282,7 +295,8 @@ def layout(result: Result, options: RenderOptions | None = None) -> Scene:
         top = margin + row * (cell_height + gap)
         items.extend(picture.items(left, top, options))
         if caption_band:
-            items.append(Text(left + sizes[index][0] / 2, top + sizes[index][1] + text_size * 0.5, picture.caption, text_size))
+            below = top + sizes[index][1] + text_size * 0.5
+            items.append(Text(left + sizes[index][0] / 2, below, picture.caption, text_size))
     if footer:
         more = f"{len(shown)} of {total:,} solutions shown"
         items.append(Text(width / 2, height - margin - footer + text_size * 0.5, more, text_size))
