@@ -1,31 +1,16 @@
-"""polytile backend on Google OR-Tools CP-SAT.
-
-Good at finding one tiling and at optimisation (enclosures); enumeration works but is
-slow on large counts (use the ``exactcover`` backend for that).
-"""
+"""The CP-SAT backend: the neutral model as a CpModel, solved with callbacks that stream."""
 
 from __future__ import annotations
 
 import threading
 
-import attrs
 from ortools.sat.python import cp_model
 
-from polytile_core import hookimpl
 from polytile_core.backend import BackendResult, SolveSettings
 from polytile_core.errors import InputError
 from polytile_core.model import Model
 from polytile_core.results import Found, Termination
-
-
-@attrs.frozen
-class CpsatOptions:
-    """Options of the CP-SAT backend, from ``[options.cpsat]``."""
-
-    log: bool = attrs.field(default=False, metadata={"description": "print CP-SAT's search log"})
-    parameters: dict[str, bool | int | float | str] = attrs.field(
-        factory=dict, metadata={"description": "raw CP-SAT parameters, e.g. { linearization_level = 2 }"}
-    )
+from polytile_cpsat import CpsatOptions
 
 
 class _Callback(cp_model.CpSolverSolutionCallback):
@@ -132,8 +117,3 @@ class CpsatBackend:
         if status == cp_model.MODEL_INVALID:
             return BackendResult(Termination.ERROR, Found.NONE, raw, count)
         return BackendResult(cut_short, Found.FEASIBLE if seen else Found.NONE, raw, count, objective, bound)
-
-
-@hookimpl
-def polytile_register_backends(register):
-    register("cpsat", CpsatBackend, options=CpsatOptions, help="Google OR-Tools CP-SAT: find one, enumerate, count, optimise")

@@ -10,7 +10,7 @@ from polytile_core.testing import BackendConformance
 def test_found_through_its_entry_point():
     assert "milp" in {entry.name for entry in entry_points(group="polytile")}
     registration = Host().get("backends", "milp")
-    assert (registration.plugin, registration.provides) == ("milp", polytile_milp.MilpBackend)
+    assert (registration.plugin, registration.provides) == ("milp", polytile_milp.make_backend)
 
 
 class TestMilpConformance(BackendConformance):

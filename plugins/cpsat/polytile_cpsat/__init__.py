@@ -1,0 +1,42 @@
+"""polytile backend on Google OR-Tools CP-SAT.
+
+Good at finding one tiling and at optimisation (enclosures); enumeration works but is
+slow on large counts (use the ``exactcover`` backend for that).  This module stays light:
+OR-Tools is imported only when a CP-SAT solve is asked for (``polytile_cpsat.backend``),
+so every ``polytile`` command starts fast.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from polytile_core import hookimpl
+
+
+@attrs.frozen
+class CpsatOptions:
+    """Options of the CP-SAT backend, from ``[options.cpsat]``."""
+
+    log: bool = attrs.field(default=False, metadata={"description": "print CP-SAT's search log"})
+    parameters: dict[str, bool | int | float | str] = attrs.field(
+        factory=dict, metadata={"description": "raw CP-SAT parameters, e.g. { linearization_level = 2 }"}
+    )
+
+
+def make_backend(options: CpsatOptions | None = None):
+    from polytile_cpsat.backend import CpsatBackend
+
+    return CpsatBackend(options)
+
+
+def __getattr__(name):
+    if name == "CpsatBackend":
+        from polytile_cpsat.backend import CpsatBackend
+
+        return CpsatBackend
+    raise AttributeError(name)
+
+
+@hookimpl
+def polytile_register_backends(register):
+    register("cpsat", make_backend, options=CpsatOptions, help="Google OR-Tools CP-SAT: find one, enumerate, count, optimise")
