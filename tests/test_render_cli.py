@@ -69,6 +69,7 @@ def test_render_never_replaces_a_file_without_force(results, tmp_path, capsys):
         (["x"], "needs an extension"),
         (["x.svg", "--cell-size", "2"], "cell_size"),
         (["x.txt", "--columns", "2"], "render format 'txt' takes no options"),
+        (["missing/x.svg"], "missing: no such directory"),
     ],
 )
 def test_bad_render_requests_are_one_line_and_exit_code_2(results, tmp_path, capsys, arguments, message):

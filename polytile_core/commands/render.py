@@ -17,13 +17,8 @@ from polytile_core.host import Host
 from polytile_core.results import Result
 from polytile_core.resultfile import read_result
 
-# Command-line flags that fill renderer options (those a renderer's options class has).
-OPTION_FLAGS = {
-    "cell_size": "--cell-size",
-    "checkerboard": "--checkerboard",
-    "columns": "--columns",
-    "limit": "--limit",
-}
+# Renderer options that `polytile render` takes as flags (--cell-size for cell_size, ...).
+OPTION_FLAGS = ("cell_size", "checkerboard", "columns", "limit")
 
 
 def add(subparsers):
@@ -32,15 +27,11 @@ def add(subparsers):
     command.add_argument("-o", "--output", required=True, metavar="FILE", help="the picture; its extension picks the format")
     command.add_argument("--format", help="the render format (default: the extension; see `polytile plugins`)")
     command.add_argument("--force", action="store_true", help="replace the picture if it exists")
-    add_option_flags(command)
-    command.set_defaults(func=render)
-
-
-def add_option_flags(command) -> None:
     command.add_argument("--cell-size", type=int, metavar="PX", help="pixels per cell")
     command.add_argument("--checkerboard", action="store_true", default=None, help="shade the checkerboard's black cells")
     command.add_argument("--columns", type=int, metavar="N", help="pictures per row of a gallery")
     command.add_argument("--limit", type=int, metavar="N", help="most solutions drawn in a gallery")
+    command.set_defaults(func=render)
 
 
 def flag_options(arguments) -> dict:
@@ -77,6 +68,8 @@ def prepare_renderer(
         options = structure(table or {}, registration.options, path=option_path)
     if path.exists() and not force:
         raise InputError("the file exists already; choose another name or pass --force", source=str(path))
+    if not path.absolute().parent.is_dir():
+        raise InputError("no such directory", source=str(path.parent))
 
     def draw(result: Result) -> None:
         # Drawn beside the target, then renamed: a failed or interrupted drawing leaves no half picture.
