@@ -8,7 +8,9 @@ from polytile_core.host import Host
 
 
 def add(subparsers):
-    command = subparsers.add_parser("export", help="write a pipeline's model as an LP or MPS file")
+    command = subparsers.add_parser(
+        "export", help="write a pipeline's model (whole, unsplit) as an LP or MPS file for another solver"
+    )
     command.add_argument("pipeline", help="the pipeline TOML file")
     command.add_argument("--format", choices=FORMATS, help="lp (CPLEX LP) or mps; default: from the file's extension")
     command.add_argument("-o", "--output", metavar="FILE", required=True, help="the file to write")
