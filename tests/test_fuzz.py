@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import signal
 import subprocess
 import sys
@@ -281,6 +282,39 @@ def test_cli_solves_small_random_pipelines_or_says_why_not(table):
     code, stderr = run_cli(["solve", str(path), "-q", "--time-limit", "1", "--executor", "thread"])
     assert_clean(code, stderr)
     code, stderr = run_cli(["validate", str(path)])
+    assert_clean(code, stderr)
+
+
+A_RESULT = {
+    "termination": "completed",
+    "found": "feasible",
+    "mode": "one",
+    "backend": "cpsat",
+    "solutions": [{"placements": [{"piece": "D", "cells": [[0, 0], [1, 0]]}]}],
+    "region": [[0, 0], [1, 0]],
+}
+placed_pieces = st.fixed_dictionaries({}, optional={"piece": junk | st.just("D"), "cells": cells | junk})
+solutions = st.fixed_dictionaries(
+    {}, optional={"placements": st.lists(placed_pieces, max_size=2) | junk, "objective": junk, "interior": junk}
+)
+result_tables = st.fixed_dictionaries(
+    {},
+    optional={
+        **{key: junk | st.just(value) for key, value in A_RESULT.items()},
+        "solutions": st.lists(solutions, max_size=2) | junk,
+        "region": cells | junk,
+        "count": odd_ints | junk,
+        "subproblems": junk,
+    },
+)
+
+
+@settings(FUZZ, max_examples=40)
+@given(result_tables | st.just(A_RESULT))
+def test_render_reads_any_result_file_or_says_why_not(table):
+    folder = Path(tempfile.mkdtemp(prefix="polytile-fuzz-"))
+    (folder / "result.json").write_text(json.dumps(table), encoding="utf-8")
+    code, stderr = run_cli(["render", str(folder / "result.json"), "-o", str(folder / "picture.txt")])
     assert_clean(code, stderr)
 
 
