@@ -22,3 +22,24 @@ def test_scip_and_cpsat_agree(instance):
     _, scip_tilings, _ = solve_with(scip, model, "all")
     _, cpsat_tilings, _ = solve_with(cpsat, model, "all")
     assert {tuple(t) for t in scip_tilings} == {tuple(t) for t in cpsat_tilings}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("width, height, expected", [(6, 6, 6728), (12, 5, 8544)])
+def test_larger_counts_agree_with_oeis(width, height, expected):
+    """6×6 dominoes (OEIS A004003) and 5×12 L-trominoes (OEIS A084478), both SCIP ways and CP-SAT."""
+    from polytile_core.builtin import build_tiling
+    from polytile_core.geometry import Region
+    from polytile_core.problem import PieceType
+
+    shape = ((0, 0), (1, 0)) if width == height else ((0, 0), (0, 1), (1, 1))
+    model = build_tiling((PieceType("P", shape, "free", 0, None),), Region.rectangle(width, height))
+    ways = [
+        ("scip", polytile_scip, {"counting": "scip"}),
+        ("scip", polytile_scip, {"counting": "nogood"}),
+        ("cpsat", polytile_cpsat, None),
+    ]
+    for name, plugin, options in ways:
+        registration = fresh_host(plugin).get("backends", name)
+        backend_options = registration.options(**options) if options else None
+        assert solve_with(registration.provides(backend_options), model, "count")[0].count == expected
