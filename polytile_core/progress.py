@@ -48,15 +48,21 @@ class ProgressLine:
         width = shutil.get_terminal_size().columns - 1
         text = progress_text(progress)[:width]
         # Pad over the previous text: shorter lines must not leave its tail behind.
-        self.stream.write("\r" + text.ljust(self.shown))
-        self.stream.flush()
+        self._write("\r" + text.ljust(self.shown))
         self.shown = len(text)
 
     def clear(self) -> None:
         if self.enabled and self.shown:
-            self.stream.write("\r" + " " * self.shown + "\r")
-            self.stream.flush()
+            self._write("\r" + " " * self.shown + "\r")
             self.shown = 0
+
+    def _write(self, text: str) -> None:
+        """A terminal that went away (closed window, hang-up) ends the display, not the run."""
+        try:
+            self.stream.write(text)
+            self.stream.flush()
+        except (OSError, ValueError):
+            self.enabled = False
 
     def __enter__(self) -> ProgressLine:
         return self

@@ -62,6 +62,16 @@ def test_nothing_is_written_when_stderr_is_not_a_terminal_or_when_quiet():
         assert stream.getvalue() == ""
 
 
+def test_a_terminal_that_went_away_ends_the_display_not_the_run():
+    stream = Terminal()
+    with ProgressLine(stream) as progress:
+        progress(Progress(1, 0, None, 1))
+        assert progress.enabled
+        stream.close()  # writing now raises ValueError, as a hung-up terminal raises OSError
+        progress(Progress(2, 0, None, 2))
+    assert not progress.enabled
+
+
 def _start_in_terminal(arguments, cwd):
     """Start ``polytile`` with stderr on a pseudo-terminal (so the progress line shows)."""
     controller, terminal = pty.openpty()
