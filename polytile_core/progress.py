@@ -1,9 +1,9 @@
 """A one-line progress display for long runs, fed by ``run(..., on_progress=...)``.
 
 It rewrites a single stderr line in place (carriage return, no escape codes) and only
-when stderr is a terminal, so pipes, log files and ``--output -`` stay clean.  A
-dozen lines of our own instead of ``rich``: the core stays dependency-light and the
-display needs nothing more than one line.
+when stderr is a terminal, so pipes, log files and ``--output -`` stay clean.  Our own
+instead of ``rich``, which would bring pygments and markdown-it-py into the core to draw
+one line of text.
 """
 
 from __future__ import annotations
