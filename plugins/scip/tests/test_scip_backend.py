@@ -5,7 +5,6 @@ import threading
 
 import pytest
 
-import polytile_scip
 from polytile_core.backend import SolveSettings
 from polytile_core.cli import main
 from polytile_core.errors import InputError
