@@ -232,8 +232,9 @@ class _Interrupted(Exception):
 class ReferenceBackend:
     """Exhaustive depth-first search over a 0-1 model with bound propagation.
 
-    Small enough to read and trust, slow on anything but tiny models.  Optimises by
-    looking at every solution.  Reports solutions projected on the decision variables,
+    Small enough to read and trust, slow on anything but tiny models (and recursive: one
+    level per branching, so at most about 900 variables).  Optimises by looking at every
+    solution.  Reports solutions projected on the decision variables,
     each once.
     """
 
@@ -250,7 +251,7 @@ class ReferenceBackend:
         value: list[int | None] = [None] * model.num_variables
         seen: set[tuple[int, ...]] = set()
         best: dict = {"value": None}
-        stop_at_first = settings.mode == "one" and model.objective is None
+        stop_at_first = settings.mode in ("one", "optimize") and model.objective is None
         enumerate_all = settings.mode in ("all", "count")
 
         def activity_bounds(terms):
@@ -264,9 +265,8 @@ class ReferenceBackend:
                     high += coefficient * value[var]
             return low, high
 
-        def propagate(trail: list[int]) -> bool:
-            """Fix what the rows force; False on a contradiction."""
-            queue = list(range(len(rows)))
+        def propagate(trail: list[int], queue: list[int]) -> bool:
+            """Fix what the rows in ``queue`` (and rows they touch) force; False on a contradiction."""
             while queue:
                 terms, sense, rhs = rows[queue.pop()]
                 low, high = activity_bounds(terms)
@@ -315,15 +315,14 @@ class ReferenceBackend:
             for choice in (1, 0):
                 trail = [free]
                 value[free] = choice
-                if propagate(trail):
+                if propagate(trail, list(rows_of[free])):
                     search()
                 for var in trail:
                     value[var] = None
 
         completed = True
         try:
-            trail: list[int] = []
-            if propagate(trail):
+            if propagate([], list(range(len(rows)))):
                 search()
         except _Interrupted:
             completed = stop_at_first and not stop.is_set() and bool(seen)

@@ -44,3 +44,17 @@ def test_fresh_host_has_only_the_given_plugins():
 class TestReferenceBackendConformance(BackendConformance):
     backend_name = "reference"
     plugin = REFERENCE_PLUGIN
+
+
+def test_the_reference_backend_runs_a_pipeline_as_a_stand_in():
+    from polytile_core.pipeline import make_plan
+    from polytile_core.run import run
+    from polytile_core.schema import Pipeline, PieceSpec, RegionSpec, SolveSpec
+
+    pipeline = Pipeline(
+        region=RegionSpec(rows=["##.", "###", "###"]),
+        pieces=[PieceSpec(name="D", shape=["##"], unlimited=True)],
+        solve=SolveSpec(mode="all", backend="reference"),
+    )
+    result = run(make_plan(pipeline, fresh_host(REFERENCE_PLUGIN)))
+    assert (result.count, len(result.solutions), result.backend) == (4, 4, "reference")  # Reid's example
