@@ -52,3 +52,17 @@ def test_an_objective_survives_the_round_trip(tmp_path):
         scip.optimize()
         assert scip.getObjectiveSense() == "maximize"
         assert scip.getObjVal() == pytest.approx(reference_optimum())
+
+
+@pytest.mark.parametrize("fmt", ["lp", "mps"])
+def test_every_battery_instance_read_back_keeps_its_count(tmp_path, fmt):
+    """Long rows (wrapped over several lines), <= and >= rows, several piece types."""
+    for number, instance in enumerate(i for i in INSTANCES if i.model().num_variables):
+        scip = pyscipopt.Model()
+        scip.hideOutput()
+        scip.readProblem(str(export_model(instance.model(), tmp_path / f"{number}.{fmt}")))
+        scip.setParamsCountsols()
+        scip.setBoolParam("misc/allowstrongdualreds", False)
+        scip.setBoolParam("misc/allowweakdualreds", False)
+        scip.count()
+        assert scip.getNCountedSols() == instance.count, instance.name
