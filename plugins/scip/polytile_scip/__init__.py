@@ -16,37 +16,14 @@ solution is rejected once it has been recorded).
 
 from __future__ import annotations
 
-import threading
 from typing import Literal
 
 import attrs
-import pyscipopt
-from pyscipopt import SCIP_EVENTTYPE, SCIP_RESULT, SCIP_STAGE
 
 from polytile_core import hookimpl
-from polytile_core.backend import BackendResult, SolveSettings
-from polytile_core.errors import InputError
-from polytile_core.model import Model
-from polytile_core.results import Found, Termination
 
 Counting = Literal["auto", "nogood", "scip"]
 Emphasis = Literal["default", "feasibility", "cpsolver", "easycip", "hardlp", "optimality"]
-
-# Below every built-in SCIP constraint handler (countsols, the lowest, uses -9,999,999):
-# the enumerator sees only solutions every real constraint has accepted.
-_ENFORCE_LAST = -10_000_000
-
-# SCIP statuses that mean "a limit stopped the search" (the run did not complete).
-_LIMIT_STATUSES = {
-    "timelimit": Termination.TIME_LIMIT,
-    "sollimit": Termination.SOLUTION_LIMIT,
-    "bestsollimit": Termination.SOLUTION_LIMIT,
-    "nodelimit": Termination.INTERRUPTED,
-    "totalnodelimit": Termination.INTERRUPTED,
-    "stallnodelimit": Termination.INTERRUPTED,
-    "restartlimit": Termination.INTERRUPTED,
-    "memlimit": Termination.ERROR,
-}
 
 
 @attrs.frozen
@@ -74,275 +51,24 @@ class ScipOptions:
     )
 
 
-class _Enumerator(pyscipopt.Conshdlr):
-    """Reports every solution once: at a node where every variable is fixed it records the
-    assignment and cuts the node off; elsewhere it branches on an unfixed variable.
+def make_backend(options: ScipOptions | None = None):
+    """Import PySCIPOpt only when a solve needs it, so loading the plugin stays cheap."""
+    from polytile_scip.backend import ScipBackend
 
-    It rejects every solution in ``conscheck``, so SCIP never stops at a first solution
-    and the branching tree is searched to the end.  The leaves of a branching tree have
-    disjoint domains, so no solution is reported twice (provided presolving keeps a
-    one-to-one map between original and presolved solutions: dual reductions, restarts
-    and symmetry handling are switched off for this).
-    """
-
-    def __init__(self, model: Model, xs, on_found, stop: threading.Event):
-        self.neutral = model
-        self.xs = xs
-        self.decision = [(index, xs[index]) for index in model.decision]
-        self.on_found = on_found
-        self.stop = stop
-        # With auxiliary variables two leaves may share their decision variables.
-        self.seen: set[tuple[int, ...]] | None = set() if len(set(model.decision)) != model.num_variables else None
-        self.count = 0
-        self.error: BaseException | None = None
-        self.presolved_solution_recorded = False
-        self.active: list[pyscipopt.Variable] = []
-
-    def conscheck(self, constraints, solution, checkintegrality, checklprows, printreason, completely):
-        # When presolving fixes every variable there is no tree: the one candidate left
-        # is only ever checked, never enforced, so it is recorded here.
-        if self.model.getStage() != SCIP_STAGE.SOLVING and self.model.getNVars(transformed=True) == 0:
-            every_one = {index for index, var in enumerate(self.xs) if self.model.getSolVal(solution, var) > 0.5}
-            if not self.presolved_solution_recorded and not self.neutral.check(every_one):
-                self.presolved_solution_recorded = True
-                self._record(tuple(index for index, _ in self.decision if index in every_one))
-        return {"result": SCIP_RESULT.INFEASIBLE}
-
-    def consinitsol(self, constraints):
-        # Presolving is over and restarts are off, so the active variables stay these.
-        self.active = self.model.getVars(transformed=True)
-
-    def consenfolp(self, constraints, nusefulconss, solinfeasible):
-        return self._enforce(solinfeasible)
-
-    def consenfops(self, constraints, nusefulconss, solinfeasible, objinfeasible):
-        return self._enforce(solinfeasible)
-
-    def conslock(self, constraint, locktype, nlockspos, nlocksneg):
-        pass
-
-    def _enforce(self, solinfeasible):
-        if solinfeasible:  # another handler has work to do on this node first
-            return {"result": SCIP_RESULT.FEASIBLE}
-        if self.stop.is_set() or self.error is not None:
-            self.model.interruptSolve()
-            return {"result": SCIP_RESULT.CUTOFF}
-        for var in self.active:
-            if var.getLbLocal() < var.getUbLocal() - 0.5:
-                self.model.branchVar(var)
-                return {"result": SCIP_RESULT.BRANCHED}
-        ones = tuple(index for index, var in self.decision if self.model.getSolVal(None, var) > 0.5)
-        if self.seen is not None:
-            if ones in self.seen:
-                return {"result": SCIP_RESULT.CUTOFF}
-            self.seen.add(ones)
-        self._record(ones)
-        return {"result": SCIP_RESULT.CUTOFF}
-
-    def _record(self, ones: tuple[int, ...]) -> None:
-        self.count += 1
-        try:
-            self.on_found(list(ones))
-        except BaseException as exc:  # raised again after SCIP has unwound
-            self.error = exc
-            self.model.interruptSolve()
+    return ScipBackend(options)
 
 
-class _Watch(pyscipopt.Eventhdlr):
-    """Checks the stop event at every node and streams each new incumbent (find one,
-    optimise).  Counting mode holds the GIL, so this is what stops it promptly."""
+def __getattr__(name):
+    if name in ("ScipBackend", "build_scip"):
+        from polytile_scip import backend
 
-    def __init__(self, stop: threading.Event, decision=None, on_found=None):
-        self.stop = stop
-        self.decision = decision
-        self.on_found = on_found
-        self.error: BaseException | None = None
-
-    def eventinit(self):
-        self.model.catchEvent(SCIP_EVENTTYPE.NODEFOCUSED, self)
-        if self.on_found is not None:
-            self.model.catchEvent(SCIP_EVENTTYPE.BESTSOLFOUND, self)
-
-    def eventexit(self):
-        self.model.dropEvent(SCIP_EVENTTYPE.NODEFOCUSED, self)
-        if self.on_found is not None:
-            self.model.dropEvent(SCIP_EVENTTYPE.BESTSOLFOUND, self)
-
-    def eventexec(self, event):
-        if event.getType() == SCIP_EVENTTYPE.BESTSOLFOUND and self.error is None:
-            best = self.model.getBestSol()
-            try:
-                self.on_found([index for index, var in self.decision if self.model.getSolVal(best, var) > 0.5])
-            except BaseException as exc:
-                self.error = exc
-                self.model.interruptSolve()
-        if self.stop.is_set():
-            self.model.interruptSolve()
-
-
-def build_scip(model: Model, *, log: bool = False) -> tuple[pyscipopt.Model, list[pyscipopt.Variable]]:
-    """The SCIP model of a neutral model (binary variables, linear rows, no objective)."""
-    scip = pyscipopt.Model(model.name)
-    if not log:
-        scip.hideOutput()
-    xs = [scip.addVar(name=f"x{index}", vtype="B") for index in range(model.num_variables)]
-    for constraint in model.constraints:
-        expression = pyscipopt.quicksum(coefficient * xs[var] for var, coefficient in constraint.terms)
-        if constraint.sense == "==":
-            row = expression == constraint.rhs
-        elif constraint.sense == "<=":
-            row = expression <= constraint.rhs
-        else:
-            row = expression >= constraint.rhs
-        scip.addCons(row, name=constraint.name)
-    return scip, xs
-
-
-class ScipBackend:
-    def __init__(self, options: ScipOptions | None = None):
-        self.options = options or ScipOptions()
-
-    def counting_method(self, model: Model, settings: SolveSettings) -> str:
-        """How this solve enumerates: 'scip' (SCIP's counting mode), 'nogood' (our
-        enumerator) or 'search' (a plain solve, for find one and optimise)."""
-        if settings.mode == "all":
-            return "nogood"
-        if settings.mode != "count":
-            return "search"
-        every_variable_decides = len(set(model.decision)) == model.num_variables
-        if self.options.counting == "scip":
-            if not every_variable_decides:
-                raise InputError(
-                    "SCIP's counting mode counts assignments of every variable, but this model has "
-                    "auxiliary variables; use counting = 'nogood' or 'auto'",
-                    path="options.scip.counting",
-                )
-            return "scip"
-        if self.options.counting == "nogood" or not every_variable_decides:
-            return "nogood"
-        return "scip"
-
-    def solve(self, model: Model, settings: SolveSettings, on_solution, stop: threading.Event) -> BackendResult:
-        method = self.counting_method(model, settings)
-        scip, xs = build_scip(model, log=self.options.log)
-        decision = [(index, xs[index]) for index in model.decision]
-        if model.objective is not None and method == "search":
-            scip.setObjective(
-                pyscipopt.quicksum(coefficient * xs[var] for var, coefficient in model.objective.items()),
-                "maximize" if model.maximize else "minimize",
-            )
-        if method == "search" and self.options.emphasis != "default":
-            scip.setEmphasis(getattr(pyscipopt.SCIP_PARAMEMPHASIS, self.options.emphasis.upper()))
-        scip.setBoolParam("misc/catchctrlc", False)
-        if settings.time_limit is not None:
-            scip.setRealParam("limits/time", settings.time_limit)
-        if settings.seed is not None:
-            scip.setIntParam("randomization/randomseedshift", settings.seed)
-        if method != "search":
-            # A one-to-one map between original and presolved solutions: nothing may be
-            # removed because it is "dominated" or symmetric to something else.
-            scip.setParamsCountsols()
-            scip.setBoolParam("misc/allowstrongdualreds", False)
-            scip.setBoolParam("misc/allowweakdualreds", False)
-        self._set_user_parameters(scip)
-
-        watch = _Watch(stop, decision if method == "search" else None, on_solution if method == "search" else None)
-        scip.includeEventhdlr(watch, "polytile_watch", "stop on request; stream incumbents")
-        enumerator = None
-        if method == "nogood":
-            enumerator = _Enumerator(model, xs, on_solution, stop)
-            scip.includeConshdlr(
-                enumerator, "polytile_enumerate", "report every solution once",
-                enfopriority=_ENFORCE_LAST, chckpriority=_ENFORCE_LAST, needscons=False,
-            )
-        if stop.is_set():
-            return BackendResult(Termination.INTERRUPTED, Found.NONE, "not started")
-
-        finished = threading.Event()
-
-        def watch_from_outside():
-            # Presolving and long LPs raise no node events; SCIP runs without the GIL here.
-            while not finished.wait(0.05):
-                if stop.is_set():
-                    scip.interruptSolve()
-                    return
-
-        watcher = threading.Thread(target=watch_from_outside, daemon=True)
-        watcher.start()
-        try:
-            if method == "scip":
-                scip.count()
-            else:
-                scip.optimizeNogil()
-        finally:
-            finished.set()
-            watcher.join()
-        for handler in (watch, enumerator):
-            if handler is not None and handler.error is not None:
-                raise handler.error
-        if method == "scip":
-            return self._counted(scip, stop)
-        if method == "nogood":
-            return self._enumerated(scip, enumerator.count, stop)
-        return self._searched(scip, model, stop)
-
-    def _set_user_parameters(self, scip: pyscipopt.Model) -> None:
-        for name, value in self.options.parameters.items():
-            try:
-                scip.setParam(name, value)
-            except (KeyError, LookupError, TypeError, ValueError) as exc:
-                raise InputError(f"not a SCIP parameter of that type ({exc})", path=f"options.scip.parameters.{name}")
-
-    @staticmethod
-    def _cut_short(raw: str, stop: threading.Event) -> Termination | None:
-        """Why the search stopped early, or None when it completed."""
-        if raw == "userinterrupt" or (stop.is_set() and raw not in ("optimal", "infeasible")):
-            return Termination.INTERRUPTED
-        return _LIMIT_STATUSES.get(raw)
-
-    def _counted(self, scip: pyscipopt.Model, stop: threading.Event) -> BackendResult:
-        raw = scip.getStatus()
-        count = scip.getNCountedSols()
-        cut_short = self._cut_short(raw, stop)
-        if cut_short is not None:
-            return BackendResult(cut_short, Found.FEASIBLE if count else Found.NONE, f"count: {raw}", count)
-        return BackendResult(
-            Termination.COMPLETED, Found.FEASIBLE if count else Found.INFEASIBLE, f"count: {raw}", count
-        )
-
-    def _enumerated(self, scip: pyscipopt.Model, count: int, stop: threading.Event) -> BackendResult:
-        raw = scip.getStatus()
-        cut_short = self._cut_short(raw, stop)
-        if cut_short is not None:
-            return BackendResult(cut_short, Found.FEASIBLE if count else Found.NONE, f"enumerate: {raw}", count)
-        # Every leaf was cut off by the enumerator, so SCIP itself ends "infeasible".
-        return BackendResult(
-            Termination.COMPLETED, Found.FEASIBLE if count else Found.INFEASIBLE, f"enumerate: {raw}", count
-        )
-
-    def _searched(self, scip: pyscipopt.Model, model: Model, stop: threading.Event) -> BackendResult:
-        raw = scip.getStatus()
-        has_solution = scip.getNSols() > 0
-        objective = bound = None
-        if model.objective is not None and has_solution:
-            objective, bound = scip.getObjVal(), scip.getDualbound()
-        cut_short = self._cut_short(raw, stop)
-        if raw == "infeasible":
-            return BackendResult(Termination.COMPLETED, Found.INFEASIBLE, raw)
-        if cut_short is not None:
-            found = Found.FEASIBLE if has_solution else Found.NONE
-            return BackendResult(cut_short, found, raw, None, objective, bound)
-        if raw in ("optimal", "gaplimit") and has_solution:
-            proved = raw == "optimal" and model.objective is not None
-            return BackendResult(
-                Termination.COMPLETED, Found.OPTIMAL if proved else Found.FEASIBLE, raw, None, objective, bound
-            )
-        return BackendResult(Termination.ERROR, Found.FEASIBLE if has_solution else Found.NONE, raw, None, objective, bound)
+        return getattr(backend, name)
+    raise AttributeError(name)
 
 
 @hookimpl
 def polytile_register_backends(register):
     register(
-        "scip", ScipBackend, options=ScipOptions,
+        "scip", make_backend, options=ScipOptions,
         help="SCIP via PySCIPOpt: find one, enumerate, count (SCIP's counting mode), optimise",
     )
