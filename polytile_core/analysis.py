@@ -69,7 +69,12 @@ def gram_matrix(model: Model):
         for i, j in itertools.product(range(size), repeat=2):
             np.add.at(gram, (table[:, i, 0], table[:, j, 0]), table[:, i, 1] * table[:, j, 1])
     rhs = np.array([constraint.rhs for constraint in model.constraints], dtype=np.int64)
-    return gram + np.outer(rhs, rhs)
+    gram += np.outer(rhs, rhs)
+    # Long rows (a piece's count row meets every cell) go last: eliminated first they
+    # would fill the whole matrix; the cell rows, in board order, keep it banded.
+    lengths = np.array([len(constraint.terms) for constraint in model.constraints])
+    order = np.argsort(lengths > 4 * np.median(lengths), kind="stable")
+    return gram[np.ix_(order, order)]
 
 
 def rank_mod(matrix, prime: int) -> int:
@@ -92,12 +97,28 @@ def rank_mod(matrix, prime: int) -> int:
         work[rank] = (work[rank] * inverse) % prime
         below = rank + 1 + np.flatnonzero(work[rank + 1 :, column])
         if below.size:
-            used = np.flatnonzero(work[rank])  # only these columns change
-            factors = work[below, column][:, None]
-            block = np.ix_(below, used)
-            work[block] = (work[block] - factors * work[rank, used][None, :]) % prime
+            # Only rows and columns with nonzeros change.  For a tiling (cells in board
+            # order, long rows last) they form a band plus a few far ones: update each
+            # run of them as a block of slices (views, no copies).
+            used = np.flatnonzero(work[rank])
+            pivot_row = work[rank].copy()
+            for rows_ in _runs(below):
+                factors = work[rows_, column][:, None].copy()
+                for columns_ in _runs(used):
+                    block = work[rows_, columns_]
+                    work[rows_, columns_] = (block - factors * pivot_row[columns_][None, :]) % prime
         rank += 1
     return rank
+
+
+def _runs(indices, gap: int = 64) -> list[slice]:
+    """Sorted indices as slices, cut where two neighbours are more than ``gap`` apart."""
+    import numpy as np
+
+    cuts = np.flatnonzero(np.diff(indices) > gap) + 1
+    starts = [0, *cuts.tolist()]
+    ends = [*cuts.tolist(), len(indices)]
+    return [slice(int(indices[start]), int(indices[end - 1]) + 1) for start, end in zip(starts, ends)]
 
 
 def augmented_rank(model: Model) -> int:
