@@ -13,7 +13,9 @@ key (the answer is then marked incomplete, never a wrong total).
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import logging
+import threading
 
 import attrs
 
@@ -44,32 +46,88 @@ class DaskOptions:
 
 
 class DaskExecutor(concurrent.futures.Executor):
-    """A ``concurrent.futures`` executor over a Dask client.
+    """A ``concurrent.futures`` executor over a Dask client: one task per part.
 
     Closing it closes the client, and the local cluster when it started one; a
     cluster reached by address keeps running.  ``shutdown(cancel_futures=True)``
     cancels the parts not finished (a part already running on a remote worker
     runs to its own time limit: Dask cannot interrupt a running task).
+
+    If the scheduler is lost for good, every part still out fails with
+    ``BrokenExecutor``, which ends the run as an error naming the parts, instead of
+    waiting for answers that cannot come.
     """
 
     def __init__(self, client, cluster=None):
         self.client = client
         self.cluster = cluster
-        # pure=False: two parts that happen to look alike are still two tasks.
-        self._executor = client.get_executor(pure=False)
-        self._closed = False
+        self._pending: dict[concurrent.futures.Future, object] = {}
+        self._lock = threading.Lock()
+        self._closed = threading.Event()
+        threading.Thread(target=self._watch_client, name="polytile-dask-watch", daemon=True).start()
 
-    def submit(self, fn, /, *args, **kwargs):
-        return self._executor.submit(fn, *args, **kwargs)
+    def submit(self, fn, /, *args, **kwargs) -> concurrent.futures.Future:
+        outcome: concurrent.futures.Future = concurrent.futures.Future()
+        try:
+            # pure=False: two parts that happen to look alike are still two tasks.
+            task = self.client.submit(fn, *args, pure=False, **kwargs)
+        except Exception as exc:  # the client has lost its scheduler
+            outcome.set_exception(concurrent.futures.BrokenExecutor(f"lost the Dask scheduler ({exc})"))
+            return outcome
+        with self._lock:
+            self._pending[outcome] = task
+        task.add_done_callback(lambda done: self._settle(outcome, done))
+        return outcome
+
+    def _settle(self, outcome: concurrent.futures.Future, task) -> None:
+        """Hand a finished task's answer (or error) to the future the run waits on."""
+        with self._lock:
+            if self._pending.pop(outcome, None) is None:
+                return  # already failed or cancelled here
+        try:
+            if task.status == "finished":
+                outcome.set_result(task.result())
+            elif task.status == "error":
+                outcome.set_exception(task.exception())
+            else:
+                outcome.set_exception(concurrent.futures.BrokenExecutor("the part was cancelled on the Dask cluster (scheduler lost or restarted)"))
+        except Exception as exc:  # the answer could not be fetched
+            outcome.set_exception(concurrent.futures.BrokenExecutor(f"lost the Dask scheduler ({exc})"))
+
+    def _watch_client(self) -> None:
+        while not self._closed.wait(0.5):
+            if self.client.status in ("closing", "closed"):
+                self._fail_pending(concurrent.futures.BrokenExecutor("lost the Dask scheduler"))
+                return
+
+    def _fail_pending(self, error: BaseException | None) -> list:
+        """Settle every future still out (with ``error``, or as cancelled); return their tasks."""
+        with self._lock:
+            pending, self._pending = self._pending, {}
+        for outcome in pending:
+            if error is None:
+                outcome.cancel()
+            else:
+                outcome.set_exception(error)
+        return list(pending.values())
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
-        if self._closed:
+        if self._closed.is_set():
             return
-        self._closed = True
         try:
-            self._executor.shutdown(wait=wait and not cancel_futures)
+            if wait and not cancel_futures:
+                with self._lock:
+                    pending = list(self._pending)
+                concurrent.futures.wait(pending)
+            self._closed.set()
+            tasks = self._fail_pending(None)
+            if tasks:
+                with contextlib.suppress(Exception):  # a lost scheduler has nothing left to cancel
+                    self.client.cancel(tasks)
         finally:
-            self.client.close()
+            self._closed.set()
+            with contextlib.suppress(Exception):
+                self.client.close()
             if self.cluster is not None:
                 self.cluster.close()
 

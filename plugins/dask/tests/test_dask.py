@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -70,7 +71,7 @@ method = "checkerboard"
 
 
 @pytest.fixture(scope="module")
-def cluster():
+def shared_cluster():
     """A scheduler in this process and two single-thread worker processes (each with a nanny
     that restarts it).  A task may lose its worker once and is rerun; twice, and it fails."""
     with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
@@ -82,6 +83,13 @@ def cluster():
     yield local, client
     client.close()
     local.close()
+
+
+@pytest.fixture
+def cluster(shared_cluster):
+    """The shared cluster with both workers up (a killed one is back after its nanny restarts it)."""
+    shared_cluster[1].wait_for_workers(2, timeout=120)
+    return shared_cluster
 
 
 def pipeline(tmp_path: Path, text: str) -> Path:
@@ -274,3 +282,42 @@ def test_without_an_address_a_local_cluster_is_started_and_closed(tmp_path):
     code, out, err = cli(["solve", str(path), "--executor", "dask", "--jobs", "2", "-q", "-o", "-"])
     assert code == 0, err
     assert '"count": 2' in out
+
+
+@pytest.mark.slow
+def test_losing_the_scheduler_ends_the_run_as_an_error_naming_parts(tmp_path):
+    """Real `dask scheduler` and `dask worker` programs, found through a scheduler file.
+    The worker is frozen so no part can finish, then the scheduler is killed: the run
+    must end (no hang), as an error, with no total."""
+    dask_program = str(Path(sys.executable).with_name("dask"))
+    address_file = tmp_path / "scheduler.json"
+    scheduler = subprocess.Popen(
+        [dask_program, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+         "--scheduler-file", str(address_file)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )
+    worker = subprocess.Popen(
+        [dask_program, "worker", "--scheduler-file", str(address_file), "--no-nanny", "--nthreads", "1",
+         "--no-dashboard"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )
+    try:
+        with Client(scheduler_file=str(address_file), timeout=120) as watcher:
+            watcher.wait_for_workers(1, timeout=120)
+        os.kill(worker.pid, signal.SIGSTOP)
+        path = pipeline(tmp_path, L_TETROMINOES_2X4 + f'\n[options.dask]\nscheduler_file = "{address_file}"\n')
+        plan = load_plan(path, Host(), {"executor": "dask"})
+        thread, wait = run_in_thread(plan, host_timeout=180)
+        time.sleep(3)
+        assert thread.is_alive()  # waiting for the frozen worker
+        scheduler.kill()
+        result = wait()
+    finally:
+        for process in (scheduler, worker):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=30)
+    assert result.termination == Termination.ERROR
+    assert result.count is None
+    assert "incomplete" in result.message
+    assert any("Dask" in (part.error or "") for part in result.subproblems)
