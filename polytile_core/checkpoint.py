@@ -158,23 +158,22 @@ def _read(path: Path, fingerprint: str) -> dict[str, PartRecord]:
     except OSError as exc:
         raise InputError(f"cannot read the checkpoint ({exc.strerror})", source=str(path)) from None
     complete, _, torn = raw.rpartition(b"\n")
-    if torn:
-        with open(path, "r+b") as stream:
-            stream.truncate(len(complete) + 1 if complete else 0)
     lines = complete.decode("utf-8", errors="replace").split("\n") if complete else []
     try:
         header = json.loads(lines[0]) if lines else None
     except ValueError:
         header = None
     if not isinstance(header, dict) or header.get("polytile_checkpoint") != FORMAT:
-        raise InputError("not a polytile checkpoint (or one torn before its first record); remove it to start again",
-                         source=str(path))
+        raise InputError("not a polytile checkpoint", source=str(path))
     if header.get("fingerprint") != fingerprint:
         raise InputError(
             "this checkpoint was written for a different pipeline (pieces, region, split or mode differ); "
             "use the same pipeline and mode, or another checkpoint file",
             source=str(path),
         )
+    if torn:  # only now that the file is known to be ours
+        with open(path, "r+b") as stream:
+            stream.truncate(len(complete) + 1)
     records: dict[str, PartRecord] = {}
     for number, line in enumerate(lines[1:], start=2):
         try:

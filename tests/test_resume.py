@@ -14,11 +14,14 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import attrs
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from polytile_core import hookimpl
 from polytile_core.checkpoint import Checkpoint
@@ -162,6 +165,38 @@ def test_a_checkpoint_needs_a_split(tmp_path):
     unsplit = L_2X4.replace('[split]\nmethod = "checkerboard"\n', "")
     code, _, err = cli(["solve", str(write(tmp_path, unsplit)), "--checkpoint", str(tmp_path / "c"), "-q"])
     assert code == 2 and "records the parts of a split run" in err
+
+
+def test_a_file_that_is_not_a_checkpoint_is_left_as_it_was(tmp_path):
+    notes = write(tmp_path, "important notes, one line, no newline", "notes.txt")
+    code, _, err = cli(["solve", str(write(tmp_path, L_2X4)), "--checkpoint", str(notes), "--resume", "-q"])
+    assert code == 2 and "not a polytile checkpoint" in err
+    assert notes.read_text() == "important notes, one line, no newline"
+
+
+record_lines = st.one_of(
+    st.text(max_size=40),
+    st.builds(json.dumps, st.dictionaries(st.sampled_from(["key", "answer", "solutions", "seconds", "model", "x"]),
+                                          st.none() | st.integers() | st.text(max_size=5) | st.lists(st.integers()),
+                                          max_size=5)),
+    st.builds(json.dumps, st.integers() | st.lists(st.integers(), max_size=2)),
+)
+
+
+@settings(deadline=None, max_examples=25, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(record_lines, max_size=3), st.booleans())
+def test_damaged_checkpoints_resume_or_fail_in_one_line(lines, torn):
+    folder = Path(tempfile.mkdtemp(prefix="polytile-resume-"))
+    pipeline, checkpoint = write(folder, L_2X4), folder / "run.ckpt"
+    cli(["solve", str(pipeline), "--checkpoint", str(checkpoint), "-q"])
+    good = checkpoint.read_text().splitlines(keepends=True)
+    text = good[0] + good[1] + "".join(line.replace("\n", " ") + "\n" for line in lines)
+    checkpoint.write_text(text[:-1] if torn else text)
+    code, out, err = cli(["solve", str(pipeline), "--checkpoint", str(checkpoint), "--resume", "-q", "-o", "-"])
+    if code == 0:
+        assert json.loads(out)["count"] == 2
+    else:
+        assert code == 2 and err.count("\n") == 1, err
 
 
 class FailsOnePart(CpsatBackend):
