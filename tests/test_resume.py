@@ -183,7 +183,7 @@ record_lines = st.one_of(
 )
 
 
-@settings(deadline=None, max_examples=25, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, max_examples=15, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(record_lines, max_size=3), st.booleans())
 def test_damaged_checkpoints_resume_or_fail_in_one_line(lines, torn):
     folder = Path(tempfile.mkdtemp(prefix="polytile-resume-"))
