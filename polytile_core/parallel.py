@@ -94,8 +94,8 @@ class _SplitRun:
             return None if self.collector.want_all or self.collector.keep is None else self.collector.keep
         return 1
 
-    def report(self, report: SubproblemReport) -> None:
-        self.parts_state["done"] += 1
+    def report(self, report: SubproblemReport, *, done: bool = True) -> None:
+        self.parts_state["done"] += done
         if report.error is not None:
             self.errors.append(report)
         elif len(self.reports) < MAX_REPORTS:
@@ -127,6 +127,10 @@ class _SplitRun:
             self.cut_short = True
         error = f"backend error: {answer.raw_status}" if answer.termination == Termination.ERROR else None
         self.report(SubproblemReport(part.key, answer.termination, answer.found, count, outcome.seconds, error))
+
+    def stopped(self, part: Part, why: Termination) -> None:
+        """A part still running when the run ended (another part found a tiling, or time ran out)."""
+        self.report(SubproblemReport(part.key, why, Found.NONE), done=False)
 
     def failed(self, part: Part, error: BaseException) -> None:
         message = f"{type(error).__name__}: {error}".rstrip(": ")
@@ -208,9 +212,11 @@ def solve_split(plan, model: Model, collector, stop: threading.Event, parts_stat
     finally:
         if in_flight or not exhausted:
             halt.set()
-            if state.errors:
-                for future, part in in_flight.items():
+            for future, part in in_flight.items():
+                if state.errors:
                     state.failed(part, RuntimeError("not finished: the run stopped after a failed part"))
+                else:
+                    state.stopped(part, Termination.TIME_LIMIT if timed_out else Termination.INTERRUPTED)
             _halt(executor)
         else:
             executor.shutdown(wait=True)
