@@ -85,7 +85,8 @@ class Checkpoint:
         self.path = path
         self.fingerprint = fingerprint
         self.mode = mode
-        self.records = records
+        self.records = records  # read from the file, not replayed yet
+        self.done: set[str] = set(records)  # every key in the file (kept small: no solutions)
         self.replayed = 0
 
     @classmethod
@@ -111,7 +112,7 @@ class Checkpoint:
 
     def replay(self, part: Part, state) -> bool:
         """Hand a recorded part's answer to the run instead of solving it again."""
-        record = self.records.get(part.key)
+        record = self.records.pop(part.key, None)
         if record is None:
             return False
         if record.model != model_digest(part.model):
@@ -126,14 +127,14 @@ class Checkpoint:
     def record(self, part: Part, outcome) -> None:
         """Append a part that completed (once per key), and make it durable before returning."""
         answer = outcome.answer
-        if part.key in self.records or answer.termination != Termination.COMPLETED:
+        if part.key in self.done or answer.termination != Termination.COMPLETED:
             return
         if self.mode == "one" and answer.found in (Found.FEASIBLE, Found.OPTIMAL):
             return  # mode one: a part with a tiling ends the run; resuming should look further
         record = PartRecord(part.key, answer, [list(ones) for ones in outcome.solutions], outcome.seconds,
                             model_digest(part.model))
         _append(self.path, CONVERTER.unstructure(record))
-        self.records[part.key] = record
+        self.done.add(part.key)
 
 
 def _append(path: Path, data: dict) -> None:
