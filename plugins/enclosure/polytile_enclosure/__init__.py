@@ -39,11 +39,13 @@ class EncloseOptions:
     score: Literal["pockets", "region"] = attrs.field(
         default="pockets", metadata=_doc("pockets: every enclosed cell counts; region: only one connected enclosed region")
     )
+    size_for_area: int = attrs.field(
+        default=1,
+        metadata=_doc("size the automatic board only for pockets of at least this many cells: a smaller, faster "
+                      "board whose optimum is exact whenever it reaches this area"),
+    )
     symmetry_breaking: bool = attrs.field(
         default=True, metadata=_doc("fix one asymmetric piece's orientation and pin the fence to the top and left edges")
-    )
-    ray_cuts: bool = attrs.field(
-        default=False, metadata=_doc("add cuts: an interior cell sees fence in each of the four edge directions")
     )
 
 

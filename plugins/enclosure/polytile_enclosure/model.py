@@ -33,22 +33,44 @@ RULES = {
 }
 SCORES = {"pockets": "pockets: every enclosed cell counts", "region": "region: one connected enclosed region"}
 
-# Ray cuts: an interior cell sees the fence in each of the four edge directions.
-RAY_DIRECTIONS = ((1, 0), (-1, 0), (0, 1), (0, -1))
 
 
 def fence_cells(pieces: Sequence[PieceType]) -> int:
     return sum(piece.area * piece.maximum for piece in pieces)
 
 
-def auto_side(pieces: Sequence[PieceType], neighbours: int) -> int:
-    """Side of the square board used when none is given (see docs/enclosure.md)."""
-    cells = fence_cells(pieces)
-    longest = max(max(max(x for x, _ in o), max(y for _, y in o)) + 1 for piece in pieces for o in piece.orientations())
-    # A closed fence of n cells has a bounding box with width + height <= n/2 + 2 (edge-joined
-    # fence, classic rule) or n/2 + 1 (corner-joined fence, 4-neighbour rule).
-    half_perimeter = cells // 2 + (2 if neighbours == 8 else 1)
-    return max(longest, half_perimeter - 1)
+def loop_cells(width: int, height: int, neighbours: int) -> int:
+    """The fewest fence cells around a pocket whose bounding box is width × height.
+
+    Classic rule: the fence must hold an edge-joined closed loop spanning (w + 2) × (h + 2),
+    so 2w + 2h + 4 cells.  4-neighbour rule: a corner-joined loop (a diamond is the
+    thriftiest), at least 2·max(w, h) + 2 cells.
+    """
+    if neighbours == 8:
+        return 2 * width + 2 * height + 4
+    return 2 * max(width, height) + 2
+
+
+def longest_side(pieces: Sequence[PieceType]) -> int:
+    return max(max(max(x for x, _ in shape), max(y for _, y in shape)) + 1 for piece in pieces for shape in piece.orientations())
+
+
+def auto_side(pieces: Sequence[PieceType], neighbours: int, least_area: int = 1) -> int:
+    """Side of the square board used when none is given: wide enough for the pieces around
+    any pocket of at least ``least_area`` cells the fence can close (docs/enclosure.md).
+
+    A pocket with a w × h bounding box needs a loop of ``loop_cells(w, h)`` cells in a
+    (w + 2) × (h + 2) box; the pieces touching the loop stick out of that box by at most
+    ``longest - 1`` on each side and by no more cells than are left over.
+    """
+    cells, longest = fence_cells(pieces), longest_side(pieces)
+    widest = longest
+    for width in range(1, cells):
+        for height in range(1, cells):
+            spare = cells - loop_cells(width, height, neighbours)
+            if spare >= 0 and width * height >= least_area:
+                widest = max(widest, width + 2 + min(2 * (longest - 1), spare))
+    return widest
 
 
 def symmetry_group(pieces: Sequence[PieceType], board: Region) -> list[int]:
@@ -110,7 +132,8 @@ def build(pieces: tuple[PieceType, ...], region: Region | None, options) -> Mode
                 covering[cell].append(var)
         if not variables:
             raise InputError(f"piece {piece.name!r} does not fit on the board ({how})", path="options.enclose")
-        model.add_constraint([(var, 1) for var in variables], "==", piece.minimum, f"piece {piece.name}")
+        # Copies left off the board are parked far away, where they cannot change any pocket.
+        model.add_constraint([(var, 1) for var in variables], "<=", piece.minimum, f"piece {piece.name}")
 
     needs_boundary = set(interior_cells) | {(x + dx, y + dy) for x, y in interior_cells for dx, dy in moves}
     boundary: dict[Cell, int] = {}
@@ -135,14 +158,13 @@ def build(pieces: tuple[PieceType, ...], region: Region | None, options) -> Mode
             if near in interior:
                 terms.append((interior[near], -1))
             model.add_constraint(terms, "<=", 0, f"closure {x},{y} to {near[0]},{near[1]}")
-        if options.ray_cuts:
-            for dx, dy in RAY_DIRECTIONS:
-                ray, step = [], 1
-                while (x + step * dx, y + step * dy) in cells:
-                    ray += covering[(x + step * dx, y + step * dy)]
-                    step += 1
-                terms = [(var, 1)] + [(p, -1) for p in ray]
-                model.add_constraint(terms, "<=", 0, f"ray {x},{y} {dx},{dy}")
+
+    # A piece touching no interior cell could be parked instead without changing any
+    # pocket, so each piece on the board must touch one: idle pieces are not searched.
+    for var, placement in model.placements.items():
+        halo = {(x + dx, y + dy) for x, y in placement.cells for dx, dy in moves} - set(placement.cells)
+        touching = [(interior[cell], -1) for cell in sorted(halo) if cell in interior]
+        model.add_constraint([(var, 1)] + touching, "<=", 0, f"{model.labels[var]} touches the interior")
 
     if rectangle and options.symmetry_breaking:
         top = {p for (x, y), ps in covering.items() if y == min(cy for _, cy in cells) for p in ps}
@@ -160,7 +182,15 @@ def build(pieces: tuple[PieceType, ...], region: Region | None, options) -> Mode
         "score": SCORES[options.score],
         "board": how,
         "fence cells": fence_cells(pieces),
+        "parking": "a piece touching no pocket's fence may be left off the board (it could lie anywhere outside)",
     }
+    safe = auto_side(pieces, options.neighbours, options.size_for_area)
+    if min(board.width, board.height) < safe:
+        model.details["warning"] = (
+            f"the board is smaller than {safe}×{safe}, the size that cannot cap the optimum: the best fence may not fit"
+            if options.size_for_area <= 1
+            else f"the board is smaller than {safe}×{safe}: a fence enclosing {options.size_for_area} or more may not fit"
+        )
     if pinned:
         model.details["symmetry"] = f"piece {pinned[0]} in {len(pinned[1])} of its orientations" + (
             "; fence touches the board's top and left edges" if rectangle else ""
@@ -182,7 +212,13 @@ def _board(pieces, region: Region | None, options) -> tuple[Region, str, bool]:
         if options.width < 1 or options.height < 1:
             raise InputError(f"expected a positive width and height, got {options.width}×{options.height}", path="options.enclose")
         return Region.rectangle(options.width, options.height), f"{options.width}×{options.height}", True
-    side = auto_side(pieces, options.neighbours)
+    side = auto_side(pieces, options.neighbours, options.size_for_area)
+    if options.size_for_area > 1:
+        return (
+            Region.rectangle(side, side),
+            f"{side}×{side}, sized from the pieces for pockets of at least {options.size_for_area} cells",
+            True,
+        )
     return Region.rectangle(side, side), f"{side}×{side}, sized from the pieces", True
 
 

@@ -1,0 +1,144 @@
+"""The enclosure builder through the pipeline: known optima (oracles.md), the independent
+checker on every returned fence, a brute force on a tiny case, and bad input."""
+
+import itertools
+import textwrap
+
+import attrs
+import pytest
+
+from polytile_core.errors import InputError
+from polytile_core.geometry import Region, orientations, placements
+from polytile_core.host import Host
+from polytile_core.pipeline import load_plan
+from polytile_core.results import Found, Termination
+from polytile_core.run import run
+from polytile_enclosure import EnclosureCheckError, enclosed_area
+
+NO_LP = "[options.cpsat]\nparameters = { linearization_level = 0 }\n"
+
+
+@pytest.fixture(scope="module")
+def host():
+    return Host()
+
+
+def solve(tmp_path, host, body: str):
+    path = tmp_path / "pipeline.toml"
+    path.write_text('problem = "enclose"\n' + textwrap.dedent(body), encoding="utf-8")
+    return run(load_plan(path, host))
+
+
+def recheck(result, neighbours=8, score="pockets"):
+    """The flood fill again, here in the test, on every returned fence."""
+    for solution in result.solutions:
+        fence = [tuple(cell) for placed in solution.placements for cell in placed.cells]
+        assert enclosed_area(fence, result.region, neighbours, score) == solution.objective
+
+
+def test_two_trominoes_and_a_domino_close_one_cell_and_a_brute_force_agrees(tmp_path, host):
+    shapes = {"I": [(0, 0), (1, 0), (2, 0)], "L": [(0, 0), (1, 0), (0, 1)], "D": [(0, 0), (1, 0)]}
+    board = Region.rectangle(4, 4)
+    best = {8: 0, 4: 0}
+    options = [placements(orientations(cells), board) for cells in shapes.values()]
+    for chosen in itertools.product(*options):
+        fence = [cell for placed in chosen for cell in placed]
+        if len(set(fence)) == len(fence):
+            for rule in best:
+                best[rule] = max(best[rule], enclosed_area(fence, board.cells, rule))
+    pieces = "".join(f'[[pieces]]\nname = "{name}"\ncells = {[list(c) for c in cells]}\n' for name, cells in shapes.items())
+    for rule, expected in best.items():
+        result = solve(tmp_path, host, pieces + f"[options.enclose]\nneighbours = {rule}\nwidth = 4\nheight = 4\n")
+        assert (result.found, result.objective, result.bound) == (Found.OPTIMAL, expected, expected)
+        recheck(result, rule)
+    assert best == {8: 1, 4: 1}
+
+
+def test_tetrominoes_on_a_small_board_stay_within_the_known_optimum(tmp_path, host):
+    body = '[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nwidth = 7\nheight = 7\n[solve]\ntime_limit = 10\n' + NO_LP
+    result = solve(tmp_path, host, body)
+    assert result.objective <= 9 <= result.bound
+    assert result.details["rule"].startswith("classic")
+    assert result.details["score"].startswith("pockets")
+    recheck(result)
+
+
+@pytest.mark.slow
+def test_tetrominoes_find_nine_on_the_automatic_board(tmp_path, host):
+    body = '[[pieces]]\nfamily = "tetrominoes"\n[solve]\ntime_limit = 300\nworkers = 2\n' + NO_LP
+    result = solve(tmp_path, host, body)
+    assert result.objective == 9
+    assert result.details["board"] == "12×12, sized from the pieces"
+    recheck(result)
+
+
+@pytest.mark.slow
+def test_tetrominoes_enclose_nine_proved_optimal_on_a_seven_by_seven_board(tmp_path, host):
+    body = '[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nwidth = 7\nheight = 7\n[solve]\nworkers = 2\n' + NO_LP
+    result = solve(tmp_path, host, body)
+    assert (result.termination, result.found, result.objective, result.bound) == (Termination.COMPLETED, Found.OPTIMAL, 9, 9)
+    recheck(result)
+
+
+@pytest.mark.slow
+def test_tetrominoes_enclose_fifteen_with_four_neighbour_closure(tmp_path, host):
+    body = '[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nneighbours = 4\n[solve]\ntime_limit = 900\nworkers = 2\n' + NO_LP
+    result = solve(tmp_path, host, body)
+    assert result.objective == 15
+    assert result.details["rule"].startswith("4 neighbours")
+    recheck(result, 4)
+
+
+def test_region_score_counts_one_pocket(tmp_path, host):
+    # Eight monominoes: a 3×3 ring around one cell, under either score.
+    body = '[[pieces]]\nname = "M"\nshape = ["#"]\ncount = 8\n[options.enclose]\nscore = "region"\nwidth = 5\nheight = 5\n'
+    result = solve(tmp_path, host, body)
+    assert (result.found, result.objective) == (Found.OPTIMAL, 1)
+    recheck(result, score="region")
+
+
+def test_scip_agrees_with_cpsat(tmp_path, host):
+    if "scip" not in host.registry["backends"]:
+        pytest.skip("the SCIP backend is not installed")
+    shapes = '[[pieces]]\nfamily = "trominoes"\n[[pieces]]\nname = "D"\nshape = ["##"]\n'
+    for backend in ("cpsat", "scip"):
+        body = shapes + f'[options.enclose]\nwidth = 4\nheight = 4\n[solve]\nbackend = "{backend}"\n'
+        result = solve(tmp_path, host, body)
+        assert (result.found, result.objective, result.bound) == (Found.OPTIMAL, 1, 1), backend
+        recheck(result)
+
+
+def test_a_wrong_answer_fails_loudly(tmp_path, host):
+    plan_path = tmp_path / "p.toml"
+    plan_path.write_text('problem = "enclose"\n[[pieces]]\nfamily = "trominoes"\n[[pieces]]\nname = "D"\nshape = ["##"]\n'
+                         "[options.enclose]\nwidth = 4\nheight = 4\n", encoding="utf-8")
+    plan = load_plan(plan_path, host)
+    model = plan.builder.provides(plan.pieces, plan.region, plan.builder_options)
+    result = run(plan)
+    solution = result.solutions[0]
+    with pytest.raises(EnclosureCheckError):
+        model.verify(attrs.evolve(solution, objective=solution.objective + 1))
+    with pytest.raises(EnclosureCheckError):
+        model.verify(attrs.evolve(solution, placements=solution.placements[1:]))
+
+
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ('[[pieces]]\nname = "M"\nshape = ["#"]\nunlimited = true\n', "unlimited"),
+        ('[[pieces]]\nname = "M"\nshape = ["#"]\nmin = 2\nmax = 4\n', "exact count"),
+        ('[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nwidth = 2\nheight = 2\n', "no cell away from its edge"),
+        ('[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nwidth = 3\nheight = 3\n', "does not fit"),
+        ('[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nwidth = 9\n', "both width and height"),
+        ('[region]\nwidth = 9\nheight = 9\n[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nwidth = 9\nheight = 9\n', "not both"),
+    ],
+)
+def test_bad_input_is_one_clear_error(tmp_path, host, body, message):
+    with pytest.raises(InputError, match=message):
+        solve(tmp_path, host, body)
+
+
+def test_a_small_board_warns_that_the_optimum_may_be_capped(tmp_path, host):
+    result = solve(tmp_path, host, '[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nwidth = 6\nheight = 6\n'
+                   "[solve]\ntime_limit = 5\n")
+    assert "may not fit" in result.details["warning"]
