@@ -234,6 +234,42 @@ def test_a_part_that_crashes_is_named_and_the_total_withheld_then_resume_finishe
     assert result.details["parts_from_checkpoint"] == 2
 
 
+class KillsItsProcess(CpsatBackend):
+    """A backend that takes its worker process down on the same part (a segfault, say)."""
+
+    def solve(self, model, settings, on_solution, stop):
+        if any(constraint.name == "variant L:b" and constraint.rhs == 2 for constraint in model.constraints):
+            os._exit(3)
+        return super().solve(model, settings, on_solution, stop)
+
+
+class KillsItsProcessPlugin:
+    @staticmethod
+    @hookimpl
+    def polytile_register_backends(register):
+        register("kills-its-process", KillsItsProcess, help="a worker process dies on one part")
+
+
+def test_a_pool_worker_that_dies_loses_no_part(tmp_path):
+    """The local process pool breaks when a worker dies: the run says so, claims no total,
+    and a resume with a sound backend gets the exact count without counting a part twice."""
+    pipeline, path = write(tmp_path, L_2X4.replace('executor = "thread"', 'executor = "process"\njobs = 2')), tmp_path / "c"
+    host = Host(plugins=[KillsItsProcessPlugin])
+    plan = load_plan(pipeline, host, {"backend": "kills-its-process"})
+    result = run(attrs.evolve(plan, checkpoint=Checkpoint.open(path, plan, resume=False)))
+    assert result.termination == Termination.ERROR and result.count is None
+    failed = {part.key for part in result.subproblems if part.error}
+    assert "L:a=0 L:b=2" in failed
+    recorded = {record["key"] for record in records(path)}
+    assert not failed & recorded
+
+    plan = load_plan(pipeline, host)
+    result = run(attrs.evolve(plan, checkpoint=Checkpoint.open(path, plan, resume=True)))
+    assert result.termination == Termination.COMPLETED and result.count == 2
+    assert result.details["parts_from_checkpoint"] == len(recorded)
+    assert sorted(record["key"] for record in records(path)) == KEYS_2X4
+
+
 @pytest.mark.slow
 def test_sigkill_mid_run_then_resume_gives_the_exact_count(tmp_path):
     """A real ``polytile solve --checkpoint`` process (a process pool of 2) killed with
