@@ -18,7 +18,6 @@ A tool that is not installed is skipped; a wrong count is reported, not timed.
 from __future__ import annotations
 
 import argparse
-import importlib
 import importlib.util
 import platform
 import statistics
@@ -88,11 +87,21 @@ def xcover_all(columns, rows):
     return lambda: sum(1 for _ in xcover.covers(rows, primary=list(range(columns))))
 
 
-def xcover_zdd_count(columns, rows):
+def xcover_zdd_count(columns, rows, memo):
+    """xcover's ZDD mode yields nodes (index, item, lo, hi); 0 is the empty family, 1 the
+    family of the empty set, the last node the root: count its sets bottom up."""
     import xcover
 
-    # covers_bool_zdd returns the ZDD's number of solutions.
-    return lambda: xcover.covers_bool_zdd(dense(columns, rows))
+    array = dense(columns, rows)
+
+    def count():
+        sizes = {0: 0, 1: 1}
+        node = 1
+        for node, _, lo, hi in xcover.covers_bool_zdd(array, use_memo_cache=memo):
+            sizes[node] = sizes[lo] + sizes[hi]
+        return sizes[node] if len(sizes) > 2 else 0
+
+    return count
 
 
 def exact_cover_all(columns, rows):
@@ -131,34 +140,42 @@ def dxz_counter(columns, rows):
     return lambda: int(dxz.dxz_count(len(rows), columns, flat))
 
 
-TOOLS = {"xcover": "xcover", "exact-cover": "exact_cover", "dxz": "dxz"}
-
-
-def installed(tool):
-    return importlib.util.find_spec(TOOLS[tool]) is not None
-
-
-def measure(name, make, expected, repeats):
-    try:
-        run = make()
-    except ImportError as exc:
-        return name, None, f"not installed ({exc.name})"
-    times = []
+def measure(entries, expected, repeats):
+    """Time every tool of one task, round robin (run 1 of each tool, then run 2, ...), so
+    that a change in the load of a shared machine falls on all tools alike."""
+    runs, times, notes = {}, {name: [] for name, _ in entries}, {}
+    for name, make in entries:
+        try:
+            runs[name] = make()
+        except ImportError as exc:
+            notes[name] = f"not installed ({exc.name})"
     for _ in range(repeats):
-        started = time.perf_counter()
-        count = run()
-        times.append(time.perf_counter() - started)
-        if count != expected:
-            return name, None, f"WRONG COUNT {count} (expected {expected})"
-    return name, statistics.median(times), f"count {count}, runs {', '.join(f'{t:.3f}' for t in times)}"
+        for name, run in runs.items():
+            if name in notes:
+                continue
+            started = time.perf_counter()
+            count = run()
+            times[name].append(time.perf_counter() - started)
+            if count != expected:
+                notes[name] = f"WRONG COUNT {count} (expected {expected})"
+    for name, _ in entries:
+        if name in notes:
+            yield name, None, notes[name]
+        else:
+            runs_text = ", ".join(f"{t:.3f}" for t in times[name])
+            yield name, statistics.median(times[name]), f"count {expected}, runs {runs_text}"
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--skip-slow", action="store_true", help="skip exact-cover's 6x10 listing (the slowest)")
+    parser.add_argument("--only", choices=sorted(EXPECTED), help="run one task")
+    parser.add_argument("--skip-split", action="store_true", help="leave out the checkerboard split runs")
+    parser.add_argument("--zdd-without-memo", action="store_true",
+                        help="also time xcover's ZDD count without its memo cache (minutes on 8x8)")
     arguments = parser.parse_args()
-    has_split = importlib.util.find_spec("polytile_checkerboard") is not None
+    has_split = importlib.util.find_spec("polytile_checkerboard") is not None and not arguments.skip_split
 
     pentominoes = [api.family("pentominoes")]
     dominoes = [api.piece("D", ["##"], unlimited=True)]
@@ -185,7 +202,7 @@ def main():
             ("polytile exactcover (1 core)", polytile_run((8, 8), dominoes, "count")),
             ("dxz (dxz_count)", lambda: dxz_counter(*board)),
             ("exact-cover (get_solution_count)", lambda: exact_cover_count(*board)),
-            ("xcover (covers_bool_zdd)", lambda: xcover_zdd_count(*board)),
+            ("xcover (ZDD, memo cache)", lambda: xcover_zdd_count(*board, memo=True)),
         ],
     }
     if has_split:
@@ -193,16 +210,19 @@ def main():
                                      polytile_run((10, 6), pentominoes, "all", split="checkerboard", jobs=2)))
         tasks["8x8 dominoes count"].insert(1, ("polytile exactcover + checkerboard, 2 jobs",
                                                polytile_run((8, 8), dominoes, "count", split="checkerboard", jobs=2)))
+    if arguments.zdd_without_memo:
+        tasks["8x8 dominoes count"].append(("xcover (ZDD)", lambda: xcover_zdd_count(*board, memo=False)))
     if arguments.skip_slow:
         tasks["6x10 all"] = [task for task in tasks["6x10 all"] if task[0] != "exact-cover"]
 
+    if arguments.only:
+        tasks = {arguments.only: tasks[arguments.only]}
     print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, Python {platform.python_version()}, "
           f"median of {arguments.repeats}")
     for task, entries in tasks.items():
         print(f"\n## {task} (expected {EXPECTED[task]:,})")
         baseline = None
-        for name, make in entries:
-            name, median, note = measure(name, make, EXPECTED[task], arguments.repeats)
+        for name, median, note in measure(entries, EXPECTED[task], arguments.repeats):
             if median is None:
                 print(f"| {name} | — | — | {note} |", flush=True)
                 continue
