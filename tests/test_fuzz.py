@@ -133,9 +133,10 @@ solve_tables = st.none() | junk | st.fixed_dictionaries(
 )
 
 option_tables = st.none() | junk | st.dictionaries(
-    st.sampled_from(["cpsat", "exactcover", "checkerboard", "enclose", "no-such-plugin"]),
+    st.sampled_from(["cpsat", "exactcover", "checkerboard", "enclose", "dask", "no-such-plugin"]),
     st.dictionaries(
-        st.sampled_from(["log", "parameters", "order", "seed", "neighbours", "score", "width", "height", "nonsense"]),
+        st.sampled_from(["log", "parameters", "order", "seed", "neighbours", "score", "width", "height", "scheduler",
+                         "connect_timeout", "nonsense"]),
         junk | odd_ints | st.dictionaries(st.sampled_from(["num_workers", "zzz"]), junk | odd_ints, max_size=2),
         max_size=2,
     )
