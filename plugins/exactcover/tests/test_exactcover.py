@@ -262,3 +262,16 @@ def test_9x9_minus_corner_split_into_21_parts():
     result = api.solve(plan)
     assert (result.termination, result.count) == (Termination.COMPLETED, 1_709_594)
     assert len(result.subproblems) == 21
+
+
+def test_symmetries_a_model_no_longer_has_are_refused_not_trusted():
+    """A part of a split copied from the whole model may carry the region's symmetries
+    although its rows no longer allow them: counting up to them would be wrong."""
+    plan = api.plan((4, 2), [api.piece("L", L_TETROMINO, count=2)], backend="exactcover")
+    model = build_tiling(plan.pieces, plan.region)
+    assert len(model.symmetries) == 4
+    first_piece_row = model.constraints[0]
+    model.constraints[0] = first_piece_row.__class__(first_piece_row.terms[:3], "<=", 2, "a part's restricted row")
+    with pytest.raises(InputError, match="does not map the model onto itself") as error:
+        ExactCoverBackend().solve(model, SolveSettings(mode="count", distinct=True), lambda ones: None, threading.Event())
+    assert error.value.path == "solve.distinct"
