@@ -7,7 +7,8 @@ Variables, all 0-1:
 - ``i[c]`` interior, only for cells whose every neighbour lies on the board: the cells
   off the board are the forced-exterior frame, which stops the "inside-out" answer.
 
-Constraints: each piece used its number of times; ``i[c] + b[c] <= 1``; and closure,
+Constraints: each piece used at most its count on the board (the rest are parked far
+away, where they change nothing); ``i[c] + b[c] <= 1``; and closure,
 ``i[c] <= i[n] + b[n]`` for every neighbour ``n`` (8 neighbours under the classic rule,
 where the outside leaks through corners; 4 under Furmanek's literal rule).  A closed set
 of interior cells cannot reach the frame, so every cell marked interior is enclosed; and
@@ -32,7 +33,6 @@ RULES = {
     4: "4 neighbours: a corner contact closes the fence (Furmanek's literal rule)",
 }
 SCORES = {"pockets": "pockets: every enclosed cell counts", "region": "region: one connected enclosed region"}
-
 
 
 def fence_cells(pieces: Sequence[PieceType]) -> int:
@@ -106,7 +106,7 @@ def build(pieces: tuple[PieceType, ...], region: Region | None, options) -> Mode
     from polytile_enclosure import EncloseOptions
 
     options = options or EncloseOptions()
-    for index, piece in enumerate(pieces):
+    for piece in pieces:
         if piece.maximum is None:
             raise InputError(f"piece {piece.name!r} is unlimited; an enclosure needs a fixed number of pieces", path="pieces")
         if piece.minimum != piece.maximum:
@@ -166,9 +166,11 @@ def build(pieces: tuple[PieceType, ...], region: Region | None, options) -> Mode
         touching = [(interior[cell], -1) for cell in sorted(halo) if cell in interior]
         model.add_constraint([(var, 1)] + touching, "<=", 0, f"{model.labels[var]} touches the interior")
 
-    if rectangle and options.symmetry_breaking:
-        top = {p for (x, y), ps in covering.items() if y == min(cy for _, cy in cells) for p in ps}
-        left = {p for (x, y), ps in covering.items() if x == min(cx for cx, _ in cells) for p in ps}
+    pinned_to_edges = rectangle and options.symmetry_breaking
+    if pinned_to_edges:
+        top_row, left_column = min(y for _, y in cells), min(x for x, _ in cells)
+        top = {p for (_, y), ps in covering.items() if y == top_row for p in ps}
+        left = {p for (x, _), ps in covering.items() if x == left_column for p in ps}
         model.add_constraint([(p, 1) for p in sorted(top)], ">=", 1, "fence touches the top edge")
         model.add_constraint([(p, 1) for p in sorted(left)], ">=", 1, "fence touches the left edge")
 
@@ -191,10 +193,11 @@ def build(pieces: tuple[PieceType, ...], region: Region | None, options) -> Mode
             if options.size_for_area <= 1
             else f"the board is smaller than {safe}×{safe}: a fence enclosing {options.size_for_area} or more may not fit"
         )
-    if pinned:
-        model.details["symmetry"] = f"piece {pinned[0]} in {len(pinned[1])} of its orientations" + (
-            "; fence touches the board's top and left edges" if rectangle else ""
-        )
+    broken = [f"piece {pinned[0]} in {len(pinned[1])} of its orientations"] if pinned else []
+    if pinned_to_edges:
+        broken.append("fence touches the board's top and left edges")
+    if broken:
+        model.details["symmetry"] = "; ".join(broken)
     return model
 
 
