@@ -16,6 +16,8 @@ import concurrent.futures
 import contextlib
 import logging
 import threading
+import time
+from pathlib import Path
 
 import attrs
 
@@ -146,6 +148,17 @@ def check_options(options: DaskOptions) -> None:
         raise InputError(f"expected 1 or more, got {options.threads_per_worker}", path="options.dask.threads_per_worker")
 
 
+def wait_for_file(path: Path, timeout: float) -> None:
+    """A batch job may start the scheduler alongside polytile: give its file ``timeout`` seconds
+    to appear (Dask's client would wait for it forever)."""
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        if time.monotonic() > deadline:
+            raise InputError(f"no scheduler file appeared at {path} within {timeout:g} s",
+                             path="options.dask.scheduler_file")
+        time.sleep(0.1)
+
+
 def dask_executor(jobs: int, options: DaskOptions | None = None) -> DaskExecutor:
     """Connect to the scheduler the options name, or start a local cluster of ``jobs`` workers."""
     from distributed import Client, LocalCluster
@@ -168,12 +181,15 @@ def dask_executor(jobs: int, options: DaskOptions | None = None) -> DaskExecutor
             raise
     where = options.scheduler or options.scheduler_file
     path = "options.dask.scheduler" if options.scheduler else "options.dask.scheduler_file"
+    if options.scheduler_file is not None:
+        wait_for_file(Path(options.scheduler_file), options.connect_timeout)
     try:
         client = Client(
             options.scheduler, scheduler_file=options.scheduler_file, timeout=options.connect_timeout
         )
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise InputError(f"cannot reach the Dask scheduler at {where} ({exc})", path=path) from None
+    except Exception as exc:  # refused, timed out, or a file that is not a scheduler's: all said in one line
+        reason = f"{type(exc).__name__}: {exc}".rstrip(": ")
+        raise InputError(f"cannot reach the Dask scheduler at {where} ({reason})", path=path) from None
     return DaskExecutor(client)
 
 

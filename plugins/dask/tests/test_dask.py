@@ -259,6 +259,21 @@ def test_an_unreachable_scheduler_is_one_input_error(tmp_path):
 
 
 @pytest.mark.parametrize(
+    "content, message",
+    [(None, "no scheduler file appeared at"), ("not json", "cannot reach the Dask scheduler")],
+    ids=["missing", "garbage"],
+)
+def test_a_bad_scheduler_file_is_one_input_error(tmp_path, content, message):
+    address_file = tmp_path / "scheduler.json"
+    if content is not None:
+        address_file.write_text(content)
+    options = f'\n[options.dask]\nscheduler_file = "{address_file}"\nconnect_timeout = 0.5\n'
+    code, _, err = cli(["solve", str(pipeline(tmp_path, L_TETROMINOES_2X4 + options)), "--executor", "dask", "-q"])
+    assert code == 2
+    assert err.count("\n") == 1 and message in err
+
+
+@pytest.mark.parametrize(
     "flags, message",
     [
         (["--scheduler", "127.0.0.1:8786"], "expected an address such as tcp://HOST:8786"),
