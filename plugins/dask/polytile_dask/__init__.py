@@ -41,9 +41,10 @@ class DaskOptions:
                       "without it (or scheduler_file) a local cluster with --jobs workers is started"),
     )
     scheduler_file: str | None = attrs.field(
-        default=None, metadata=_doc("the file `dask scheduler --scheduler-file FILE` wrote (instead of scheduler)")
+        default=None, metadata=_doc("the file `dask scheduler --scheduler-file FILE` writes, instead of scheduler "
+                                    "(waited for up to connect_timeout)")
     )
-    connect_timeout: float = attrs.field(default=10.0, metadata=_doc("seconds to wait for the scheduler"))
+    connect_timeout: float = attrs.field(default=10.0, metadata=_doc("seconds to wait for the scheduler (and its file)"))
     threads_per_worker: int = attrs.field(default=1, metadata=_doc("threads per worker of a local cluster"))
 
 
