@@ -50,9 +50,6 @@ class Solution:
         default=None, metadata={"description": "key of the split part that found it (split runs only)"}
     )
 
-    def cells_of(self) -> dict[tuple[int, int], str]:
-        return {tuple(cell): placed.piece for placed in self.placements for cell in placed.cells}
-
 
 @attrs.frozen
 class SubproblemReport:

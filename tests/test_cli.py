@@ -110,3 +110,12 @@ def test_validate_reports_the_model_size(tmp_path, capsys):
 def test_every_example_validates(capsys):
     for example in sorted(EXAMPLES.rglob("*.toml")):
         assert main(["validate", str(example)]) == 0, capsys.readouterr().err
+
+
+def test_a_disconnected_region_is_allowed_and_reported(tmp_path, capsys):
+    two_parts = '[region]\nrows = ["##.##"]\n[[pieces]]\nname = "D"\nshape = ["##"]\ncount = 2\n'
+    path = write(tmp_path, two_parts)
+    assert main(["validate", str(path)]) == 0
+    assert "a region of 4 cells in 2 separate parts" in capsys.readouterr().out
+    assert main(["solve", str(path), "--mode", "count"]) == 0
+    assert "solutions: 1" in capsys.readouterr().out

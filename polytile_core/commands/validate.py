@@ -20,9 +20,13 @@ def validate(arguments) -> int:
         model = build_model(plan)
     except InputError as exc:
         raise exc.with_source(arguments.pipeline) from None
-    pieces = sum(1 for _ in plan.pieces)
+    pieces = len(plan.pieces)
+    region = ""
+    if plan.region is not None:
+        parts = len(plan.region.components())
+        region = f", a region of {plan.region.area} cells" + (f" in {parts} separate parts" if parts > 1 else "")
     print(
-        f"{arguments.pipeline}: ok — {plan.problem}, {pieces} piece type{'s' * (pieces != 1)}, "
+        f"{arguments.pipeline}: ok — {plan.problem}, {pieces} piece type{'s' * (pieces != 1)}{region}, "
         f"{model.num_variables} variables, {len(model.constraints)} constraints"
     )
     return 0
