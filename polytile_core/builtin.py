@@ -11,7 +11,6 @@ from polytile_core import hookimpl
 from polytile_core.geometry import Region, cells_from_rows, placements
 from polytile_core.model import Model, Placement
 from polytile_core.problem import PieceType
-from polytile_core.symmetry import placement_symmetries
 
 # The usual letter names; shapes as ASCII rows.
 CLASSIC_FAMILIES = {
@@ -71,7 +70,6 @@ def build_tiling(pieces: tuple[PieceType, ...], region: Region, options=None) ->
                 model.add_constraint(terms, "<=", piece.maximum, f"piece {piece.name} max")
     for (x, y), variables in covering.items():
         model.add_constraint([(var, 1) for var in variables], "==", 1, f"cell {x},{y}")
-    model.symmetries = placement_symmetries(model, region)
     return model
 
 

@@ -51,7 +51,8 @@ class Model:
     and raises if an independent check disagrees with the model.
     ``symmetries`` are permutations of the variables that carry every solution to a
     solution (for a tiling: the region's symmetries), identity first, forming a group;
-    empty when unknown.  "Distinct" solutions are counted up to these.
+    empty when unknown.  "Distinct" solutions are counted up to these; for a tiling the
+    run fills them in (``symmetry.placement_symmetries``) when distinct is asked.
     """
 
     name: str = "model"

@@ -17,7 +17,14 @@ from polytile_core.backend import BackendResult
 from polytile_core.model import Model
 from polytile_core.pipeline import Plan
 from polytile_core.results import Found, PlacedPiece, Result, Solution, Termination
-from polytile_core.symmetry import burnside, checked_symmetries, fixed_model, is_canonical, problem_symmetries
+from polytile_core.symmetry import (
+    burnside,
+    checked_symmetries,
+    fixed_model,
+    is_canonical,
+    placement_symmetries,
+    problem_symmetries,
+)
 
 
 @attrs.frozen
@@ -98,6 +105,9 @@ def run(
     stop = stop or threading.Event()
     started = time.perf_counter()
     model = build_model(plan)
+    if plan.distinct and not model.symmetries and plan.region is not None and model.placements:
+        # Only when asked: on a large board this costs about as much as building the model.
+        model.symmetries = placement_symmetries(model, plan.region)
     in_search = _distinct_in_search(plan)
     accept = _canonical_filter(plan, model) if plan.distinct and not in_search and plan.settings.mode == "all" else None
     collector = _Collector(

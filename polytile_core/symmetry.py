@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from polytile_core.geometry import Region
+from polytile_core.geometry import SQUARE_SYMMETRIES, Region
 from polytile_core.model import Model
 from polytile_core.results import Solution
 
@@ -40,11 +40,6 @@ def is_canonical(region: Region, solution: Solution, symmetries: Sequence[int] |
     return images[0] == min(images)
 
 
-def distinct_count(region: Region, solutions: Iterable[Solution], symmetries: Sequence[int] | None = None) -> int:
-    """How many of the solutions are different up to the region's symmetries."""
-    return len({canonical_key(region, solution, symmetries) for solution in solutions})
-
-
 def _placement_maps(model: Model, region: Region) -> dict[int, Permutation]:
     """Region symmetry index → the permutation of placement variables it induces, for the
     symmetries that carry every placement to a placement its piece may take (a reflection
@@ -52,14 +47,27 @@ def _placement_maps(model: Model, region: Region) -> dict[int, Permutation]:
     where = {(placement.piece, tuple(sorted(placement.cells))): var for var, placement in model.placements.items()}
     found = {}
     for symmetry in region.symmetries():
+        move = _mover(region, symmetry)
         image = []
         for var in range(model.num_variables):
             placement = model.placements.get(var)
-            moved = None if placement is None else region.map_onto_itself(symmetry, placement.cells)
-            image.append(None if moved is None else where.get((placement.piece, moved)))
+            image.append(None if placement is None else where.get((placement.piece, move(placement.cells))))
         if None not in image:
             found[symmetry] = tuple(image)
     return found
+
+
+def _mover(region: Region, symmetry: int):
+    """``region.map_onto_itself(symmetry, cells)`` with the translation worked out once."""
+    transform = SQUARE_SYMMETRIES[symmetry]
+    moved = [transform(x, y) for x, y in region.cells]
+    dx = min(x for x, _ in region.cells) - min(x for x, _ in moved)
+    dy = min(y for _, y in region.cells) - min(y for _, y in moved)
+
+    def move(cells):
+        return tuple(sorted((tx + dx, ty + dy) for tx, ty in (transform(x, y) for x, y in cells)))
+
+    return move
 
 
 def placement_symmetries(model: Model, region: Region) -> list[Permutation]:
