@@ -135,6 +135,8 @@ def summary(result: Result) -> str:
     if result.count is not None:
         exact = "" if result.termination.value == "completed" else " (so far: the run did not complete)"
         lines.append(f"solutions: {result.count}{exact}")
+    if result.details.get("parts_from_checkpoint"):
+        lines.append(f"parts taken from the checkpoint: {result.details['parts_from_checkpoint']}")
     if result.distinct_count is not None:
         lines.append(f"distinct up to the region's symmetry: {result.distinct_count}")
     if result.objective is not None:
