@@ -54,8 +54,12 @@ def no_hang(seconds: int):
         signal.signal(signal.SIGALRM, previous)
 
 
+# Hypothesis runs many examples per test: their files go here, removed when the run ends.
+SCRATCH = tempfile.TemporaryDirectory(prefix="polytile-fuzz-")
+
+
 def write(text: str) -> Path:
-    path = Path(tempfile.mkdtemp(prefix="polytile-fuzz-")) / "pipeline.toml"
+    path = Path(tempfile.mkdtemp(dir=SCRATCH.name)) / "pipeline.toml"
     path.write_text(text, encoding="utf-8")
     return path
 
@@ -313,7 +317,7 @@ result_tables = st.fixed_dictionaries(
 @settings(FUZZ, max_examples=40)
 @given(result_tables | st.just(A_RESULT))
 def test_render_reads_any_result_file_or_says_why_not(table):
-    folder = Path(tempfile.mkdtemp(prefix="polytile-fuzz-"))
+    folder = Path(tempfile.mkdtemp(dir=SCRATCH.name))
     (folder / "result.json").write_text(json.dumps(table), encoding="utf-8")
     code, stderr = run_cli(["render", str(folder / "result.json"), "-o", str(folder / "picture.txt")])
     assert_clean(code, stderr)

@@ -67,6 +67,8 @@ backend = "exactcover"
 method = "checkerboard"
 """
 
+# Hypothesis runs many examples per test: their files go here, removed when the run ends.
+SCRATCH = tempfile.TemporaryDirectory(prefix="polytile-resume-")
 KEYS_2X4 = ["L:a=0 L:b=2", "L:a=1 L:b=1", "L:a=2 L:b=0"]
 
 
@@ -186,7 +188,7 @@ record_lines = st.one_of(
 @settings(deadline=None, max_examples=15, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(record_lines, max_size=3), st.booleans())
 def test_damaged_checkpoints_resume_or_fail_in_one_line(lines, torn):
-    folder = Path(tempfile.mkdtemp(prefix="polytile-resume-"))
+    folder = Path(tempfile.mkdtemp(dir=SCRATCH.name))
     pipeline, checkpoint = write(folder, L_2X4), folder / "run.ckpt"
     cli(["solve", str(pipeline), "--checkpoint", str(checkpoint), "-q"])
     good = checkpoint.read_text().splitlines(keepends=True)
