@@ -119,3 +119,12 @@ def test_a_disconnected_region_is_allowed_and_reported(tmp_path, capsys):
     assert "a region of 4 cells in 2 separate parts" in capsys.readouterr().out
     assert main(["solve", str(path), "--mode", "count"]) == 0
     assert "solutions: 1" in capsys.readouterr().out
+
+
+def test_a_run_that_ends_in_an_error_exits_with_1(tmp_path, monkeypatch):
+    from polytile_core.commands import solve as solve_command
+    from polytile_core.results import Found, Result, Termination
+
+    failed = Result(termination=Termination.ERROR, found=Found.NONE, mode="count", backend="cpsat")
+    monkeypatch.setattr(solve_command, "run", lambda plan: failed)
+    assert main(["solve", str(write(tmp_path, GOOD)), "-q"]) == 1

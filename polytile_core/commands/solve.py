@@ -18,8 +18,12 @@ from polytile_core.commands.render import prepare_renderer
 from polytile_core.pipeline import load_plan, read_pipeline
 from polytile_core.progress import ProgressLine
 from polytile_core.resultfile import result_text, write_result
-from polytile_core.results import Result
+from polytile_core.results import Result, Termination
 from polytile_core.run import run
+
+
+# A run that ends in an error (a part that failed) gives no complete answer: scripts must see it.
+EXIT_CODES = {Termination.ERROR: 1, Termination.INTERRUPTED: 130}
 
 
 def add(subparsers):
@@ -109,7 +113,7 @@ def solve(arguments) -> int:
             draw(result)
     if not arguments.quiet:
         print(summary(result), file=report)
-    return 130 if result.termination.value == "interrupted" else 0
+    return EXIT_CODES.get(result.termination, 0)
 
 
 @contextlib.contextmanager

@@ -15,14 +15,27 @@ from polytile_generate.names import n_ominoes
 __all__ = ["NOminoes", "count", "n_ominoes"]
 
 
+# The work grows about fourfold per cell (docs/benchmarks/generate.md: free 13-ominoes are
+# built in about 13 s); these caps keep a typo in n from running for hours.
+LARGEST_TO_BUILD = 13
+LARGEST_TO_COUNT = 16
+
+
+def _within(n, largest: int, what: str):
+    if isinstance(n, int) and not isinstance(n, bool) and n > largest:
+        raise ValueError(f"{what} up to n = {largest} (the work grows about fourfold with each cell), got {n}")
+
+
 class NOminoes:
     """The family's ``make``; it also offers ``count`` so `polytile pieces --count-only`
     need not build millions of shapes."""
 
     def __call__(self, n=None, kind="free"):
+        _within(n, LARGEST_TO_BUILD, "the n-ominoes family builds pieces")
         return n_ominoes(n, kind)
 
     def count(self, n=None, kind="free") -> int:
+        _within(n, LARGEST_TO_COUNT, "the n-ominoes family counts pieces")
         return count(n, kind)
 
 

@@ -80,3 +80,10 @@ def test_the_one_sided_tetromino_example_is_impossible_by_colouring():
     example = Path(__file__).parents[3] / "examples" / "tetrominoes-one-sided.toml"
     result = run(load_plan(example, Host()))
     assert (result.termination.value, result.found.value, result.count) == ("completed", "proved_infeasible", 0)
+
+
+def test_a_huge_n_is_refused_at_once():
+    from polytile_core.cli import main
+
+    assert main(["pieces", "14"]) == 2
+    assert main(["pieces", "17", "--count-only"]) == 2
