@@ -126,5 +126,5 @@ def test_a_run_that_ends_in_an_error_exits_with_1(tmp_path, monkeypatch):
     from polytile_core.results import Found, Result, Termination
 
     failed = Result(termination=Termination.ERROR, found=Found.NONE, mode="count", backend="cpsat")
-    monkeypatch.setattr(solve_command, "run", lambda plan: failed)
+    monkeypatch.setattr(solve_command, "run", lambda plan, **_: failed)
     assert main(["solve", str(write(tmp_path, GOOD)), "-q"]) == 1
