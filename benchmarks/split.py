@@ -1,7 +1,8 @@
 """Benchmark: one tiling of each paper instance, unsplit and with the checkerboard split.
 
     python benchmarks/split.py [PIPELINE ...] [--time-limit S] [--repeat R] [--jobs N]
-                               [--part-workers W] [--order ORDER] [--plot FILE]
+                               [--part-workers W] [--order ORDER] [--split-only]
+                               [--plot FILE | --no-plot]
 
 Without pipelines it runs every file in examples/paper/.  The unsplit run is a plain
 CP-SAT model with ``--jobs`` workers (the same cores the split gets).  Prints medians
@@ -140,6 +141,7 @@ def main(argv=None) -> int:
     parser.add_argument("--order", choices=("balanced", "lexicographic", "random"))
     parser.add_argument("--split-only", action="store_true")
     parser.add_argument("--plot", type=Path, default=ROOT / "docs" / "benchmarks" / "split.png")
+    parser.add_argument("--no-plot", action="store_true")
     args = parser.parse_args(argv)
     paths = args.pipelines or sorted((ROOT / "examples" / "paper").glob("*.toml"))
     host = Host()
@@ -149,7 +151,7 @@ def main(argv=None) -> int:
         print(table(rows[-1:]).splitlines()[-1], flush=True)
     print()
     print(table(rows))
-    if args.plot:
+    if not args.no_plot:
         plot(rows, args.plot)
         print(f"\nplot: {args.plot}")
     return 0

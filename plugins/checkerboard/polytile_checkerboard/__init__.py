@@ -143,7 +143,6 @@ class CheckerboardSplit:
         black, white = region_colours(region)
         equations = VariantCounts(choices, black - white, region.area)
         summary = {
-            "method": "checkerboard",
             "order": options.order,
             "region_parity": black - white,
             "variants": ", ".join(f"{variant.name} ({variant.parity:+d}, {len(variant.placements)} placements)" for variant in variants),
