@@ -159,13 +159,6 @@ def build(pieces: tuple[PieceType, ...], region: Region | None, options) -> Mode
                 terms.append((interior[near], -1))
             model.add_constraint(terms, "<=", 0, f"closure {x},{y} to {near[0]},{near[1]}")
 
-    # A piece touching no interior cell could be parked instead without changing any
-    # pocket, so each piece on the board must touch one: idle pieces are not searched.
-    for var, placement in model.placements.items():
-        halo = {(x + dx, y + dy) for x, y in placement.cells for dx, dy in moves} - set(placement.cells)
-        touching = [(interior[cell], -1) for cell in sorted(halo) if cell in interior]
-        model.add_constraint([(var, 1)] + touching, "<=", 0, f"{model.labels[var]} touches the interior")
-
     pinned_to_edges = rectangle and options.symmetry_breaking
     if pinned_to_edges:
         top_row, left_column = min(y for _, y in cells), min(x for x, _ in cells)
