@@ -9,5 +9,5 @@ packages=(-e ".[test]")
 for plugin in plugins/*/ docs/examples/*/; do
     [ -f "$plugin/pyproject.toml" ] && packages+=(-e "$plugin")
 done
-.venv/bin/python -m pip install --quiet "${packages[@]}"
+.venv/bin/python -m pip install -qq "${packages[@]}"  # -qq: errors only, not setuptools chatter
 .venv/bin/polytile solve examples/pentomino-6x10.toml
