@@ -61,11 +61,11 @@ def scan_order(model: Model, problem: CoverProblem) -> list[int]:
         return list(range(1, problem.n_items + 1))
     xs = [x for x, _ in located.values()]
     ys = [y for _, y in located.values()]
-    tall = max(ys) - min(ys) <= max(xs) - min(xs)  # scan columns when the region is wide
+    wide = max(ys) - min(ys) <= max(xs) - min(xs)  # then scan column by column
 
     def position(item):
         x, y = located[item]
-        return (x, y) if tall else (y, x)
+        return (x, y) if wide else (y, x)
 
     cells = sorted(located, key=position)
     return cells + [item for item in range(1, problem.n_items + 1) if item not in located]
