@@ -68,7 +68,7 @@ HOST = Host(autoload=False, plugins=[polytile_checkerboard, polytile_cpsat, Inje
 
 
 def plan(pieces, width=None, height=None, rows=None, mode="count", backend="cpsat", executor="process", jobs=2,
-         time_limit=None, order="balanced", test=None):
+         time_limit=None, order="balanced", test=None, host=HOST):
     options = {"checkerboard": {"order": order}}
     if test:
         options["test"] = test
@@ -79,7 +79,7 @@ def plan(pieces, width=None, height=None, rows=None, mode="count", backend="cpsa
         split=SplitSpec(method="checkerboard"),
         options=options,
     )
-    return make_plan(pipeline, HOST)
+    return make_plan(pipeline, host)
 
 
 def brute(width, height, rows, kind, copies):
@@ -177,3 +177,20 @@ def test_speedup_measures_follow_the_paper():
     assert measures["speedup_all"] == 2.0  # 8 / max(2, 4, 1)
     assert measures["speedup_one"] == 8.0  # 8 / fastest part with a tiling
     assert measures["serial_overhead"] == 7.0 / 8.0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "case, expected",
+    [
+        (dict(rows=["########."] + ["#########"] * 8, pieces=[PieceSpec(name="L", shape=L4, count=20)]), 1_709_594),
+        (dict(width=10, height=6, pieces=[PieceSpec(family="pentominoes")]), 9_356),
+    ],
+)
+def test_split_counts_add_up_with_the_exact_cover_backend(case, expected):
+    """oracles.md counts, summed over the subproblems by another backend."""
+    exactcover = pytest.importorskip("polytile_exactcover")
+    host = Host(autoload=False, plugins=[polytile_checkerboard, polytile_cpsat, exactcover])
+    result = run(plan(backend="exactcover", host=host, **case))
+    assert (result.termination, result.count) == (Termination.COMPLETED, expected)
+    assert sum(report.count for report in result.subproblems) == expected
