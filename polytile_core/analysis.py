@@ -150,7 +150,7 @@ def classify(total: int | None, impossible: str | None, original: ModelSize, par
     return kind if scanned_all else f"{kind} (judged from the first {len(parts)})"
 
 
-def analyze_split(split: Split, original: Model, *, first: int = 5, scan: int = 5000) -> SplitAnalysis:
+def analyze_split(split: Split, original: Model, *, first: int = 5, scan: int = 1000) -> SplitAnalysis:
     """Measure a split: the first ``first`` parts in full (with f), and up to ``scan``
     parts for removals and sizes (all of them when there are no more than that)."""
     parts: list[PartSize] = []

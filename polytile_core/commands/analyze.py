@@ -17,8 +17,8 @@ def add(subparsers):
     command.add_argument("pipeline", help="the pipeline TOML file")
     command.add_argument("--first", type=int, default=5, metavar="N", help="subproblems shown in full, with f (default 5)")
     command.add_argument(
-        "--scan", type=int, default=5000, metavar="N",
-        help="subproblems looked at for removals and sizes (default 5000; all of them when there are fewer)",
+        "--scan", type=int, default=1000, metavar="N",
+        help="subproblems looked at for removals and sizes (default 1000; all of them when there are fewer)",
     )
     command.add_argument("--method", help="split method (default: the file's [split], else checkerboard)")
     command.set_defaults(func=analyze)
