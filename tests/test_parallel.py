@@ -2,7 +2,6 @@
 mode one stops the other parts, the time limit covers the whole run."""
 
 import os
-import threading
 import time
 from pathlib import Path
 

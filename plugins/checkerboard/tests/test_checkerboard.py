@@ -1,6 +1,7 @@
 """The checkerboard split against oracles.md and independent brute forces."""
 
 import itertools
+import threading
 import time
 
 import pytest
@@ -156,16 +157,10 @@ def empty_subproblems(split):
         if part.details.get("empty"):
             empty += 1
             continue
-        answer = CpsatBackend().solve(part.model, SolveSettings(mode="one", workers=1), lambda ones: None, _never())
+        answer = CpsatBackend().solve(part.model, SolveSettings(mode="one", workers=1), lambda ones: None, threading.Event())
         assert answer.termination == Termination.COMPLETED
         empty += answer.found == Found.INFEASIBLE
     return empty
-
-
-def _never():
-    import threading
-
-    return threading.Event()
 
 
 @pytest.mark.slow
