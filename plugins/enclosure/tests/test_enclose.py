@@ -55,7 +55,7 @@ def test_two_trominoes_and_a_domino_close_one_cell_and_a_brute_force_agrees(tmp_
 
 
 def test_tetrominoes_on_a_small_board_stay_within_the_known_optimum(tmp_path, host):
-    body = '[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nwidth = 7\nheight = 7\n[solve]\ntime_limit = 10\n' + NO_LP
+    body = '[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nwidth = 7\nheight = 7\n[solve]\ntime_limit = 15\n' + NO_LP
     result = solve(tmp_path, host, body)
     assert result.objective <= 9 <= result.bound
     assert result.details["rule"].startswith("classic")
