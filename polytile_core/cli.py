@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from polytile_core.errors import InputError
@@ -12,6 +13,7 @@ from polytile_core.errors import InputError
 COMMANDS = ("solve", "validate", "plugins", "schema", "render", "pieces", "export", "analyze")
 
 EXIT_INPUT_ERROR = 2
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a killed writer
 EXIT_INTERRUPTED = 130  # the shell's code for a SIGINT death
 
 
@@ -40,6 +42,10 @@ def main(argv: list[str] | None = None) -> int:
         # run() catches it and the result is written, marked interrupted.
         print("polytile: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (`polytile ... | head`): stop quietly, as Unix tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
 
 
 if __name__ == "__main__":

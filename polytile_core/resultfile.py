@@ -37,6 +37,12 @@ def result_text(result: Result, fmt: str = "json") -> str:
     return json.dumps(data, indent=1) + "\n"
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def write_atomically(path: Path, text: str, *, replace: bool = False) -> None:
     """Write ``text`` to ``path`` through a temporary file and a rename.
 
@@ -53,6 +59,7 @@ def write_atomically(path: Path, text: str, *, replace: bool = False) -> None:
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             stream.write(text)
+        os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual mode
         os.replace(temporary, path)
     except BaseException as exc:
         Path(temporary).unlink(missing_ok=True)

@@ -128,3 +128,20 @@ def test_a_run_that_ends_in_an_error_exits_with_1(tmp_path, monkeypatch):
     failed = Result(termination=Termination.ERROR, found=Found.NONE, mode="count", backend="cpsat")
     monkeypatch.setattr(solve_command, "run", lambda plan, **_: failed)
     assert main(["solve", str(write(tmp_path, GOOD)), "-q"]) == 1
+
+
+def test_result_files_get_the_usual_permissions(tmp_path):
+    import os
+    import stat
+
+    out = tmp_path / "result.json"
+    assert main(["solve", str(write(tmp_path, GOOD)), "-q", "-o", str(out)]) == 0
+    mask = os.umask(0)
+    os.umask(mask)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o666 & ~mask
+
+
+def test_a_closed_pipe_is_not_a_traceback(tmp_path):
+    shell = f"{sys.executable} -m polytile_core.cli solve {write(tmp_path, GOOD)} --mode all -o - | head -c 10"
+    completed = subprocess.run(["bash", "-c", "set -o pipefail; " + shell], capture_output=True, text=True, timeout=120)
+    assert "Traceback" not in completed.stderr and "BrokenPipe" not in completed.stderr
