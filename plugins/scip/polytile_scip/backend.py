@@ -238,9 +238,9 @@ class ScipBackend:
             if handler is not None and handler.error is not None:
                 raise handler.error
         if method == "scip":
-            return self._counted(scip, stop)
+            return self._listed(scip, "count", scip.getNCountedSols(), stop)
         if method == "nogood":
-            return self._enumerated(scip, enumerator.count, stop)
+            return self._listed(scip, "enumerate", enumerator.count, stop)
         return self._searched(scip, model, stop)
 
     def _set_user_parameters(self, scip: pyscipopt.Model) -> None:
@@ -257,25 +257,14 @@ class ScipBackend:
             return Termination.INTERRUPTED
         return _LIMIT_STATUSES.get(raw)
 
-    def _counted(self, scip: pyscipopt.Model, stop: threading.Event) -> BackendResult:
-        raw = scip.getStatus()
-        count = scip.getNCountedSols()
-        cut_short = self._cut_short(raw, stop)
-        if cut_short is not None:
-            return BackendResult(cut_short, Found.FEASIBLE if count else Found.NONE, f"count: {raw}", count)
-        return BackendResult(
-            Termination.COMPLETED, Found.FEASIBLE if count else Found.INFEASIBLE, f"count: {raw}", count
-        )
-
-    def _enumerated(self, scip: pyscipopt.Model, count: int, stop: threading.Event) -> BackendResult:
+    def _listed(self, scip: pyscipopt.Model, how: str, count: int, stop: threading.Event) -> BackendResult:
+        """The result of a counting or enumerating solve that saw ``count`` solutions;
+        unless a limit or a stop cut it short, that is every solution."""
         raw = scip.getStatus()
         cut_short = self._cut_short(raw, stop)
         if cut_short is not None:
-            return BackendResult(cut_short, Found.FEASIBLE if count else Found.NONE, f"enumerate: {raw}", count)
-        # Every leaf was cut off by the enumerator, so SCIP itself ends "infeasible".
-        return BackendResult(
-            Termination.COMPLETED, Found.FEASIBLE if count else Found.INFEASIBLE, f"enumerate: {raw}", count
-        )
+            return BackendResult(cut_short, Found.FEASIBLE if count else Found.NONE, f"{how}: {raw}", count)
+        return BackendResult(Termination.COMPLETED, Found.FEASIBLE if count else Found.INFEASIBLE, f"{how}: {raw}", count)
 
     def _searched(self, scip: pyscipopt.Model, model: Model, stop: threading.Event) -> BackendResult:
         raw = scip.getStatus()
