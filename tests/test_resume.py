@@ -201,11 +201,16 @@ def test_damaged_checkpoints_resume_or_fail_in_one_line(lines, torn):
         assert code == 2 and err.count("\n") == 1, err
 
 
+def uses_the_second_l_variant_twice(model) -> bool:
+    """The part 'L:a=0 L:b=2' of the 2×4 split: the one the crashing backends below fail on."""
+    return any(constraint.name == "variant L:b" and constraint.rhs == 2 for constraint in model.constraints)
+
+
 class FailsOnePart(CpsatBackend):
     """A backend that crashes on the part using the second L variant twice."""
 
     def solve(self, model, settings, on_solution, stop):
-        if any(constraint.name == "variant L:b" and constraint.rhs == 2 for constraint in model.constraints):
+        if uses_the_second_l_variant_twice(model):
             raise RuntimeError("solver crashed")
         return super().solve(model, settings, on_solution, stop)
 
@@ -240,7 +245,7 @@ class KillsItsProcess(CpsatBackend):
     """A backend that takes its worker process down on the same part (a segfault, say)."""
 
     def solve(self, model, settings, on_solution, stop):
-        if any(constraint.name == "variant L:b" and constraint.rhs == 2 for constraint in model.constraints):
+        if uses_the_second_l_variant_twice(model):
             os._exit(3)
         return super().solve(model, settings, on_solution, stop)
 
