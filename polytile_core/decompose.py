@@ -2,6 +2,9 @@
 
 A split *partitions* the solutions: every solution of the original problem is a
 solution of exactly one part, so counts add up and parts solve independently.
+A decomposer with ``one_solution_only = True`` is the exception: its parts may share
+solutions (the ``blocks`` split tries small sub-tilings, then the whole problem), so it
+serves mode ``one`` only, and the plan refuses it for counting and listing.
 """
 
 from __future__ import annotations
@@ -15,11 +18,17 @@ from polytile_core.model import Model
 
 @attrs.frozen
 class Part:
-    """One subproblem: a name that identifies it (for reports and checkpoints) and its model."""
+    """One subproblem: a name that identifies it (for reports and checkpoints) and its model.
+
+    ``copies`` are the offsets at which a solution of the part is laid down to make a
+    solution of the whole problem: one ``(0, 0)`` for an ordinary part, one per block for
+    a part that tiles one of several congruent blocks.
+    """
 
     key: str
     model: Model
     details: dict = attrs.Factory(dict)
+    copies: tuple[tuple[int, int], ...] = ((0, 0),)
 
 
 @attrs.define

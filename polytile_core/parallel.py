@@ -23,7 +23,7 @@ import attrs
 from polytile_core.backend import BackendResult, SolveSettings
 from polytile_core.decompose import Part
 from polytile_core.model import Model
-from polytile_core.results import Found, Result, SubproblemReport, Termination
+from polytile_core.results import Found, PlacedPiece, Result, Solution, SubproblemReport, Termination
 from polytile_core.run import solution_of
 
 # Parts reports kept in a Result; a huge split keeps the first ones (and says so).
@@ -57,6 +57,20 @@ def solve_part(factory, backend_options, model: Model, settings: SolveSettings, 
 
     answer = factory(backend_options).solve(model, settings, on_solution, stop or threading.Event())
     return PartOutcome(answer, solutions, time.perf_counter() - started)
+
+
+def whole_solution(part: Part, ones: list[int]) -> Solution:
+    """The solution of the whole problem that a part's solution stands for: the part's
+    pieces laid down at each of its ``copies`` offsets."""
+    solution = solution_of(part.model, ones)
+    if part.copies != ((0, 0),):
+        placed = tuple(
+            PlacedPiece(piece.piece, tuple((x + dx, y + dy) for x, y in piece.cells))
+            for dx, dy in part.copies
+            for piece in solution.placements
+        )
+        solution = attrs.evolve(solution, placements=placed)
+    return attrs.evolve(solution, part=part.key)
 
 
 def _halt(executor: concurrent.futures.Executor) -> None:
@@ -109,9 +123,8 @@ class _SplitRun:
 
     def finished(self, part: Part, outcome: PartOutcome) -> None:
         answer = outcome.answer
-        model = part.model
         for ones in outcome.solutions:
-            self.collector.add(attrs.evolve(solution_of(model, ones), part=part.key))
+            self.collector.add(whole_solution(part, ones))
         count = answer.count
         if self.mode in ("all", "count") and count is None:
             count = len(outcome.solutions)

@@ -183,6 +183,12 @@ def make_plan(pipeline: Pipeline, host: Host) -> Plan:
         if name not in known:
             raise InputError(f"no installed plugin provides {name!r} (see `polytile plugins`)", path=f"options.{name}")
     split = host.get("decomposers", pipeline.split.method) if pipeline.split else None
+    if split and getattr(split.provides, "one_solution_only", False) and solve.mode != "one":
+        raise InputError(
+            f"the {split.name} split finds one tiling; it cannot count or list them "
+            f"(use solve.mode = \"one\", or another split), got mode {solve.mode!r}",
+            path="split.method",
+        )
     executor = host.get("executors", solve.executor)
     mode = "optimize" if pipeline.problem != "tiling" and solve.mode == "one" else solve.mode
     pieces = resolve_pieces(pipeline.pieces, host)
