@@ -1,14 +1,23 @@
-"""Benchmark: one tiling of each paper instance, unsplit and with the checkerboard split.
+"""Benchmark: one tiling of each paper instance by five routes, side by side.
 
     python benchmarks/split.py [PIPELINE ...] [--time-limit S] [--repeat R] [--jobs N]
-                               [--part-workers W] [--order ORDER] [--split-only]
+                               [--part-workers W] [--order ORDER] [--routes R,R,...]
                                [--plot FILE | --no-plot]
 
-Without pipelines it runs every file in examples/paper/.  The unsplit run is a plain
-CP-SAT model with ``--jobs`` workers (the same cores the split gets).  Prints medians
-over the repeats and the paper's measures: T_full / min_i T_i over the parts that
-found a tiling (speedup for one solution) and the wall-clock ratio; T_full / max_i T_i
-and sum_i T_i / T_full only when every part was solved.  Draws a PNG with Pillow.
+Without pipelines it runs every file in examples/paper/.  The routes:
+
+- ``cpsat``: a plain CP-SAT model with ``--jobs`` workers (the same cores the splits get);
+- ``checkerboard``: the paper's split, ``--jobs`` parts at once, ``--part-workers`` CP-SAT
+  workers each;
+- ``blocks``: the blocks split (tile one of several congruent blocks, then the whole),
+  on CP-SAT, parts as for checkerboard;
+- ``exactcover``: dancing links on the whole problem (one core);
+- ``blocks+exactcover``: the blocks split with dancing links on each part.
+
+Prints medians over the repeats, then for the checkerboard split the paper's measures
+against the plain CP-SAT time: T_full / min_i T_i over the parts that found a tiling
+(speedup for one solution) and the wall-clock ratio; T_full / max_i T_i and
+sum_i T_i / T_full only when every part was solved.  Draws a PNG with Pillow.
 """
 
 from __future__ import annotations
@@ -27,43 +36,52 @@ from polytile_core.results import Found, Result, Termination
 from polytile_core.run import run
 
 ROOT = Path(__file__).resolve().parent.parent
+ROUTES = ("cpsat", "checkerboard", "blocks", "exactcover", "blocks+exactcover")
 
 
 def solved(result: Result) -> bool:
     return result.termination == Termination.COMPLETED and result.found == Found.FEASIBLE
 
 
-def plans(path: Path, host: Host, args):
+def route_plan(route: str, path: Path, host: Host, args):
+    """The plan of one route for one pipeline file (its [split] replaced by the route's)."""
     plan = load_plan(path, host, {"time_limit": args.time_limit, "jobs": args.jobs})
-    unsplit = attrs.evolve(plan, split=None, settings=attrs.evolve(plan.settings, workers=args.jobs))
-    split_options = attrs.evolve(plan.split_options, order=args.order) if args.order else plan.split_options
-    split = attrs.evolve(
-        plan, split_options=split_options, settings=attrs.evolve(plan.settings, workers=args.part_workers)
+    split_method, _, backend = route.partition("+")
+    if split_method in ("cpsat", "exactcover"):
+        split_method, backend = "", split_method
+    backend = backend or "cpsat"
+    plan = attrs.evolve(plan, backend=host.get("backends", backend), backend_options=None)
+    if not split_method:
+        return attrs.evolve(plan, split=None, settings=attrs.evolve(plan.settings, workers=args.jobs))
+    options = plan.split_options if split_method == "checkerboard" else None
+    if split_method == "checkerboard" and args.order:
+        options = attrs.evolve(options, order=args.order)
+    return attrs.evolve(
+        plan,
+        split=host.get("decomposers", split_method),
+        split_options=options,
+        settings=attrs.evolve(plan.settings, workers=args.part_workers),
     )
-    return unsplit, split
 
 
 def measure(path: Path, host: Host, args) -> dict:
-    unsplit_plan, split_plan = plans(path, host, args)
-    unsplit_runs = [] if args.split_only else [run(unsplit_plan) for _ in range(args.repeat)]
-    split_runs = [run(split_plan) for _ in range(args.repeat)]
     row = {"name": path.stem, "limit": args.time_limit}
-    if unsplit_runs:
-        row["unsplit"] = statistics.median(r.seconds for r in unsplit_runs)
-        row["unsplit_ok"] = all(solved(r) for r in unsplit_runs)
-    row["split"] = statistics.median(r.seconds for r in split_runs)
-    row["split_ok"] = all(solved(r) for r in split_runs)
-    last = split_runs[-1]
-    row["subproblems"] = last.details.get("subproblems")
-    row["parts_solved"] = last.details.get("parts_solved")
-    row["status"] = f"{last.termination.value}/{last.found.value}"
-    if unsplit_runs and row["unsplit_ok"]:
-        measures = speedup_measures(row["unsplit"], last.subproblems)
-        row["speedup_one"] = measures.get("speedup_one")
-        if last.details.get("parts_solved") == row["subproblems"]:
-            row["speedup_all"] = measures.get("speedup_all")
-            row["serial_overhead"] = measures.get("serial_overhead")
-        row["wall_ratio"] = row["unsplit"] / row["split"]
+    runs = {}
+    for route in args.routes:
+        plan = route_plan(route, path, host, args)
+        runs[route] = [run(plan) for _ in range(args.repeat)]
+        row[route] = statistics.median(r.seconds for r in runs[route])
+        row[f"{route}_ok"] = all(solved(r) for r in runs[route])
+    if "checkerboard" in runs:
+        last = runs["checkerboard"][-1]
+        row["subproblems"] = last.details.get("subproblems")
+        if row.get("cpsat_ok") and row["checkerboard_ok"]:
+            measures = speedup_measures(row["cpsat"], last.subproblems)
+            row["speedup_one"] = measures.get("speedup_one")
+            if last.details.get("parts_solved") == row["subproblems"]:
+                row["speedup_all"] = measures.get("speedup_all")
+                row["serial_overhead"] = measures.get("serial_overhead")
+            row["wall_ratio"] = row["cpsat"] / row["checkerboard"]
     return row
 
 
@@ -75,57 +93,77 @@ def _cell(value, ok=True, limit=None) -> str:
     return f"{value:.2f}"
 
 
-def table(rows: list[dict]) -> str:
+def table(rows: list[dict], routes) -> str:
+    """Seconds per route, best route in bold."""
+    lines = ["| instance | " + " | ".join(f"{route} s" for route in routes) + " |", "|---|" + "---:|" * len(routes)]
+    for row in rows:
+        times = {route: row[route] for route in routes if row.get(f"{route}_ok")}
+        best = min(times, key=times.get) if times else None
+        cells = [_cell(row[route], row[f"{route}_ok"], row["limit"]) for route in routes]
+        cells = [f"**{cell}**" if route == best else cell for route, cell in zip(routes, cells)]
+        lines.append(f"| {row['name']} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def measures_table(rows: list[dict]) -> str:
+    """The paper's measures for the checkerboard split against plain CP-SAT."""
     lines = [
-        "| instance | subproblems | unsplit s | split s | T_full/min T_i | T_full/max T_i | ΣT_i/T_full | T_full/T_split |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| instance | subproblems | T_full/min T_i | T_full/max T_i | ΣT_i/T_full | T_full/T_split |",
+        "|---|---:|---:|---:|---:|---:|",
     ]
     for row in rows:
         subproblems = row.get("subproblems")
+        shown = "0 (impossible)" if subproblems is None else f"{subproblems:,}"
         lines.append(
-            f"| {row['name']} | {subproblems:,} | "
-            f"{_cell(row.get('unsplit'), row.get('unsplit_ok', True), row['limit'])} | "
-            f"{_cell(row['split'], row['split_ok'], row['limit'])} | "
-            f"{_cell(row.get('speedup_one'))} | {_cell(row.get('speedup_all'))} | "
+            f"| {row['name']} | {shown} | {_cell(row.get('speedup_one'))} | {_cell(row.get('speedup_all'))} | "
             f"{_cell(row.get('serial_overhead'))} | {_cell(row.get('wall_ratio'))} |"
-            if subproblems is not None
-            else f"| {row['name']} | 0 (impossible) | {_cell(row.get('unsplit'), row.get('unsplit_ok', True), row['limit'])} "
-            f"| {_cell(row['split'])} | | | | |"
         )
     return "\n".join(lines)
 
 
-def plot(rows: list[dict], path: Path) -> None:
-    """Two bars per instance (unsplit grey, split blue), log-scaled seconds; a bar that
-    reached the time limit without a tiling is drawn hollow."""
+COLOURS = {
+    "cpsat": (150, 150, 150),
+    "checkerboard": (60, 110, 200),
+    "blocks": (60, 170, 90),
+    "exactcover": (220, 140, 40),
+    "blocks+exactcover": (170, 60, 160),
+}
+
+
+def plot(rows: list[dict], routes, path: Path) -> None:
+    """One bar per route and instance, log-scaled seconds; a bar that reached the time
+    limit without a tiling is drawn hollow."""
     import math
 
     from PIL import Image, ImageDraw
 
-    left, bar, gap, width = 150, 9, 8, 760
-    height = 40 + len(rows) * (2 * bar + gap) + 30
+    left, bar, gap, width = 150, 7, 8, 760
+    height = 60 + len(rows) * (len(routes) * bar + gap) + 30
     image = Image.new("RGB", (width, height), "white")
     draw = ImageDraw.Draw(image)
-    low, high = 0.1, max(row["limit"] for row in rows) * 1.2
+    low, high = 0.01, max(row["limit"] for row in rows) * 1.2
     span = width - left - 20
 
     def x_of(seconds: float) -> int:
         seconds = min(max(seconds, low), high)
         return left + int(span * (math.log10(seconds) - math.log10(low)) / (math.log10(high) - math.log10(low)))
 
-    for tick in (0.1, 1, 10, 60, 100):
+    for tick in (0.01, 0.1, 1, 10, 60, 100):
         if tick <= high:
-            draw.line([(x_of(tick), 25), (x_of(tick), height - 25)], fill=(220, 220, 220))
+            draw.line([(x_of(tick), 45), (x_of(tick), height - 25)], fill=(220, 220, 220))
             draw.text((x_of(tick) - 8, height - 22), f"{tick:g} s", fill="black")
-    draw.text((left, 5), "one tiling: unsplit CP-SAT (grey) vs checkerboard split (blue), log seconds", fill="black")
-    y = 30
+    draw.text((left, 5), "one tiling of each paper instance, log seconds (hollow: none within the limit)", fill="black")
+    x = left
+    for route in routes:
+        draw.rectangle([x, 26, x + 10, 34], fill=COLOURS[route])
+        draw.text((x + 14, 24), route, fill="black")
+        x += 20 + 7 * len(route)
+    y = 50
     for row in rows:
         draw.text((5, y + 3), row["name"], fill="black")
-        for key, colour in (("unsplit", (150, 150, 150)), ("split", (60, 110, 200))):
-            if key in row:
-                ok = row.get(f"{key}_ok", True)
-                box = [left, y, x_of(row[key]), y + bar - 1]
-                draw.rectangle(box, fill=colour if ok else None, outline=colour)
+        for route in routes:
+            box = [left, y, x_of(row[route]), y + bar - 1]
+            draw.rectangle(box, fill=COLOURS[route] if row[f"{route}_ok"] else None, outline=COLOURS[route])
             y += bar
         y += gap
     image.save(path)
@@ -139,7 +177,8 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--part-workers", type=int, default=1, help="CP-SAT workers per part")
     parser.add_argument("--order", choices=("balanced", "lexicographic", "random"))
-    parser.add_argument("--split-only", action="store_true")
+    parser.add_argument("--routes", type=lambda text: text.split(","), default=list(ROUTES),
+                        help=f"comma-separated, from {', '.join(ROUTES)}")
     parser.add_argument("--plot", type=Path, default=ROOT / "docs" / "benchmarks" / "split.png")
     parser.add_argument("--no-plot", action="store_true")
     args = parser.parse_args(argv)
@@ -148,11 +187,14 @@ def main(argv=None) -> int:
     rows = []
     for path in paths:
         rows.append(measure(path, host, args))
-        print(table(rows[-1:]).splitlines()[-1], flush=True)
+        print(table(rows[-1:], args.routes).splitlines()[-1], flush=True)
     print()
-    print(table(rows))
+    print(table(rows, args.routes))
+    if "checkerboard" in args.routes:
+        print()
+        print(measures_table(rows))
     if not args.no_plot:
-        plot(rows, args.plot)
+        plot(rows, args.routes, args.plot)
         print(f"\nplot: {args.plot}")
     return 0
 
