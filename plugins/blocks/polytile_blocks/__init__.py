@@ -14,7 +14,7 @@ so this split serves mode ``one`` only.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import attrs
 
@@ -40,23 +40,31 @@ class Cut:
         return f"{len(self.origins)} blocks {self.width}x{self.height}"
 
 
-def cuts(region: Region) -> list[Cut]:
+def cuts(region: Region, allowed: Callable[[int], bool] = lambda blocks: True) -> list[Cut]:
     """Every way to cut the region into two or more congruent rectangles on one grid,
-    smallest blocks first (squarer first among equals).
+    into a number of blocks ``allowed`` accepts; smallest blocks first (squarer first
+    among equals).
 
     The block holding the leftmost column starts at that column, and likewise for the
     top row, so each block size has one grid to check."""
     left = min(x for x, _ in region.cells)
     top = min(y for _, y in region.cells)
+    area, region_width, region_height = region.area, region.width, region.height
+    full = area == region_width * region_height
     found = []
-    for width in range(1, region.width + 1):
-        for height in range(1, region.height + 1):
+    for width in range(1, region_width + 1):
+        for height in range(1, region_height + 1):
             size = width * height
-            if size == region.area or region.area % size:
+            if size == area or area % size or not allowed(area // size):
                 continue
-            origins = {(left + (x - left) // width * width, top + (y - top) // height * height) for x, y in region.cells}
-            if len(origins) * size != region.area:
-                continue  # some block is only partly in the region
+            if full:
+                if region_width % width or region_height % height:
+                    continue  # a rectangle is cut only by blocks that divide its sides
+                origins = {(x, y) for x in range(left, left + region_width, width) for y in range(top, top + region_height, height)}
+            else:
+                origins = {(left + (x - left) // width * width, top + (y - top) // height * height) for x, y in region.cells}
+                if len(origins) * size != area:
+                    continue  # some block is only partly in the region
             found.append(Cut(width, height, tuple(sorted(origins, key=lambda cell: (cell[1], cell[0])))))
     return sorted(found, key=lambda cut: (cut.width * cut.height, max(cut.width, cut.height) / min(cut.width, cut.height)))
 
@@ -104,9 +112,11 @@ def usable_cuts(problem: TilingProblem) -> list[Cut]:
     all_free = all(piece.kind == "free" for piece in problem.pieces)
     seen: set[tuple[int, int]] = set()
     kept = []
-    for cut in cuts(problem.region):
-        if any(share(piece, len(cut.origins)) is None for piece in problem.pieces):
-            continue
+
+    def shared(blocks: int) -> bool:
+        return all(share(piece, blocks) is not None for piece in problem.pieces)
+
+    for cut in cuts(problem.region, shared):
         if all_free and (cut.height, cut.width) in seen:
             continue
         seen.add((cut.width, cut.height))
