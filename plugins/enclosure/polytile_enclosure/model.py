@@ -55,22 +55,45 @@ def longest_side(pieces: Sequence[PieceType]) -> int:
     return max(max(max(x for x, _ in shape), max(y for _, y in shape)) + 1 for piece in pieces for shape in piece.orientations())
 
 
-def auto_side(pieces: Sequence[PieceType], neighbours: int, least_area: int = 1) -> int:
-    """Side of the square board used when none is given: wide enough for the pieces around
-    any pocket of at least ``least_area`` cells the fence can close (docs/enclosure.md).
+def fence_boxes(pieces: Sequence[PieceType], neighbours: int, least_area: int = 1) -> set[tuple[int, int]]:
+    """Every width × height a fence around a pocket of at least ``least_area`` cells can
+    span (docs/enclosure.md, "The board").
 
     A pocket with a w × h bounding box needs a loop of ``loop_cells(w, h)`` cells in a
-    (w + 2) × (h + 2) box; the pieces touching the loop stick out of that box by at most
-    ``longest - 1`` on each side and by no more cells than are left over.
+    (w + 2) × (h + 2) box.  The pieces touching the loop stick out of that box by at most
+    ``longest - 1`` on each side; sticking out ``ex`` columns and ``ey`` rows in all takes
+    at least ``ex + ey`` cells beyond the loop, and only the cells left over are there.
     """
-    cells, longest = fence_cells(pieces), longest_side(pieces)
-    widest = longest
+    cells, reach = fence_cells(pieces), 2 * (longest_side(pieces) - 1)
+    boxes = set()
     for width in range(1, cells):
         for height in range(1, cells):
             spare = cells - loop_cells(width, height, neighbours)
-            if spare >= 0 and width * height >= least_area:
-                widest = max(widest, width + 2 + min(2 * (longest - 1), spare))
-    return widest
+            if spare < 0 or width * height < least_area:
+                continue
+            for out_x in range(min(spare, reach) + 1):
+                boxes.add((width + 2 + out_x, height + 2 + min(spare - out_x, reach)))
+    return boxes
+
+
+def holds(width: int, height: int, boxes, pieces: Sequence[PieceType]) -> bool:
+    """Whether a width × height board holds every box, turned if need be when every piece
+    may turn (a fence of fixed pieces cannot be turned)."""
+    turn = all(piece.kind != "fixed" for piece in pieces)
+    return all((w <= width and h <= height) or (turn and h <= width and w <= height) for w, h in boxes)
+
+
+def auto_board(pieces: Sequence[PieceType], neighbours: int, least_area: int = 1) -> tuple[int, int]:
+    """The smallest board (fewest cells, width <= height) that holds every fence box and
+    every piece: no fence enclosing ``least_area`` or more is too big for it."""
+    boxes = fence_boxes(pieces, neighbours, least_area) | {(longest_side(pieces),) * 2}
+    side = max(max(box) for box in boxes)
+    best = (side, side)
+    for width in range(1, side + 1):
+        height = next((h for h in range(width, side + 1) if holds(width, h, boxes, pieces)), None)
+        if height is not None and width * height < best[0] * best[1]:
+            best = (width, height)
+    return best
 
 
 def symmetry_group(pieces: Sequence[PieceType], board: Region) -> list[int]:
@@ -179,12 +202,13 @@ def build(pieces: tuple[PieceType, ...], region: Region | None, options) -> Mode
         "fence cells": fence_cells(pieces),
         "parking": "a piece touching no pocket's fence may be left off the board (it could lie anywhere outside)",
     }
-    safe = auto_side(pieces, options.neighbours, options.size_for_area)
-    if min(board.width, board.height) < safe:
+    if not holds(board.width, board.height, fence_boxes(pieces, options.neighbours, options.size_for_area), pieces):
+        safe = "×".join(map(str, auto_board(pieces, options.neighbours, options.size_for_area)))
         model.details["warning"] = (
-            f"the board is smaller than {safe}×{safe}, the size that cannot cap the optimum: the best fence may not fit"
+            f"the board cannot hold every fence the pieces can make ({safe} can): the best fence may not fit"
             if options.size_for_area <= 1
-            else f"the board is smaller than {safe}×{safe}: a fence enclosing {options.size_for_area} or more may not fit"
+            else f"the board cannot hold every fence enclosing {options.size_for_area} or more ({safe} can): "
+            "such a fence may not fit"
         )
     broken = [f"piece {pinned[0]} in {len(pinned[1])} of its orientations"] if pinned else []
     if pinned_to_edges:
@@ -208,14 +232,14 @@ def _board(pieces, region: Region | None, options) -> tuple[Region, str, bool]:
         if options.width < 1 or options.height < 1:
             raise InputError(f"expected a positive width and height, got {options.width}×{options.height}", path="options.enclose")
         return Region.rectangle(options.width, options.height), f"{options.width}×{options.height}", True
-    side = auto_side(pieces, options.neighbours, options.size_for_area)
+    width, height = auto_board(pieces, options.neighbours, options.size_for_area)
     if options.size_for_area > 1:
         return (
-            Region.rectangle(side, side),
-            f"{side}×{side}, sized from the pieces for pockets of at least {options.size_for_area} cells",
+            Region.rectangle(width, height),
+            f"{width}×{height}, sized from the pieces for pockets of at least {options.size_for_area} cells",
             True,
         )
-    return Region.rectangle(side, side), f"{side}×{side}, sized from the pieces", True
+    return Region.rectangle(width, height), f"{width}×{height}, sized from the pieces", True
 
 
 def _connect(model: Model, interior: dict[Cell, int], moves, size: int) -> None:
