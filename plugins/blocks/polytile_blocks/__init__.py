@@ -145,7 +145,10 @@ class BlocksSplit:
                     yield Part(cut.key, build_tiling(block.pieces, block.region), details, cut.origins)
             yield Part("whole", build_tiling(problem.pieces, problem.region), {"blocks": 1})
 
-        summary = {"cuts": ", ".join(cut.key for cut in found) or "none (no cut shares the pieces evenly)"}
+        summary = {
+            "cuts": ", ".join(cut.key for cut in found) or "none (no cut shares the pieces evenly)",
+            "parts": "overlap: each cut's one-block problem, then the whole problem (for finding one tiling)",
+        }
         return Split(parts(), len(found) + 1, None, summary)
 
 
