@@ -189,8 +189,15 @@ def make_plan(pipeline: Pipeline, host: Host) -> Plan:
             f"(use solve.mode = \"one\", or another split), got mode {solve.mode!r}",
             path="split.method",
         )
+    if pipeline.problem != "tiling" and solve.mode != "one":
+        # Listing or counting would drop the objective and walk every feasible answer.
+        raise InputError(
+            f"problem {pipeline.problem!r} is an optimisation: mode \"one\" finds the best answer; "
+            f"\"all\" and \"count\" list and count tilings, got mode {solve.mode!r}",
+            path="solve.mode",
+        )
     executor = host.get("executors", solve.executor)
-    mode = "optimize" if pipeline.problem != "tiling" and solve.mode == "one" else solve.mode
+    mode = "optimize" if pipeline.problem != "tiling" else solve.mode
     pieces = resolve_pieces(pipeline.pieces, host)
     region = resolve_region(pipeline.region, required=pipeline.problem == "tiling")
     if pipeline.problem == "tiling":

@@ -158,6 +158,8 @@ def test_a_wrong_answer_fails_loudly(tmp_path, host):
         ('[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nwidth = 3\nheight = 3\n', "does not fit"),
         ('[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nwidth = 9\n', "both width and height"),
         ('[region]\nwidth = 9\nheight = 9\n[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nwidth = 9\nheight = 9\n', "not both"),
+        ('[[pieces]]\nfamily = "tetrominoes"\n[solve]\nmode = "all"\n', "is an optimisation"),
+        ('[[pieces]]\nfamily = "tetrominoes"\n[solve]\nmode = "count"\n', "is an optimisation"),
     ],
 )
 def test_bad_input_is_one_clear_error(tmp_path, host, body, message):
