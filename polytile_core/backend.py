@@ -31,8 +31,8 @@ class SolveSettings:
     workers: int = 1
     seed: int | None = None
     options: dict = attrs.Factory(dict)
-    # Also solve up to the model's symmetries (``Model.symmetries``); only a backend with
-    # ``supports_distinct = True`` is asked, the run does it generically for the others.
+    # Also solve up to the model's symmetries (``Model.symmetries``); only a backend that
+    # declares ``distinct_in_search`` is asked, the run does it generically for the others.
     distinct: bool = False
 
 

@@ -44,8 +44,11 @@ def polytile_register_builders(register):
 def polytile_register_decomposers(register):
     """Register decomposers, chosen by ``[split] method = "name"``.
 
-    ``register(name, decomposer, *, options=None, help)`` where ``decomposer`` has
-    ``split(problem, options) -> polytile_core.decompose.Split``.
+    ``register(name, decomposer, *, options=None, help, capabilities=None)`` where
+    ``decomposer`` has ``split(problem, options) -> polytile_core.decompose.Split`` and
+    ``capabilities`` is a ``polytile_core.capabilities.DecomposerCapabilities`` (the
+    modes it serves, what its parts add, whether ``backend = "auto"`` tries it; without
+    one the split serves every mode and ``auto`` never picks it).
     """
 
 
@@ -53,9 +56,12 @@ def polytile_register_decomposers(register):
 def polytile_register_backends(register):
     """Register solver backends, chosen by ``[solve] backend = "name"``.
 
-    ``register(name, factory, *, options=None, help)`` where ``factory(options)`` returns
-    an object following ``polytile_core.backend.Backend``; ``options`` is an attrs class
-    read from ``[options.<name>]`` (the factory gets an instance of it, or ``None``).
+    ``register(name, factory, *, options=None, help, capabilities=None)`` where
+    ``factory(options)`` returns an object following ``polytile_core.backend.Backend``;
+    ``options`` is an attrs class read from ``[options.<name>]`` (the factory gets an
+    instance of it, or ``None``); ``capabilities`` is a
+    ``polytile_core.capabilities.BackendCapabilities`` (modes, accepted model features,
+    rank per mode): ``backend = "auto"`` chooses only among backends that declare one.
     """
 
 

@@ -15,9 +15,13 @@ import attrs
 import pluggy
 
 from polytile_core import builtin, hookspecs
+from polytile_core.capabilities import BackendCapabilities, DecomposerCapabilities
 from polytile_core.errors import InputError
+from polytile_core.schema import AUTO
 
 CAPABILITIES = ("families", "builders", "decomposers", "backends", "renderers", "executors")
+# What each kind of plugin may declare when it registers (``capabilities=``).
+CAPABILITY_TYPES: dict[str, type] = {"backends": BackendCapabilities, "decomposers": DecomposerCapabilities}
 SINGULAR = {
     "families": "piece family",
     "builders": "problem kind",
@@ -30,13 +34,15 @@ SINGULAR = {
 
 @attrs.frozen
 class Registration:
-    """One thing a plugin provides: its name, the object, its options class, a help line."""
+    """One thing a plugin provides: its name, the object, its options class, a help line,
+    and what it declared it can do (``polytile_core.capabilities``; backends and splits)."""
 
     name: str
     provides: Any
     plugin: str
     options: type | None = None
     help: str = ""
+    capabilities: Any = None
 
 
 class Host:
@@ -75,12 +81,23 @@ class Host:
         for impl in hook.get_hookimpls():
             plugin_name = self.manager.get_name(impl.plugin) or repr(impl.plugin)
 
-            def register(name, provides, *, options=None, help="", _plugin=plugin_name):
+            def register(name, provides, *, options=None, help="", capabilities=None, _plugin=plugin_name):
                 if name in found:
                     raise InputError(
                         f"{SINGULAR[capability]} {name!r} is registered by both {found[name].plugin!r} and {_plugin!r}"
                     )
-                found[name] = Registration(name, provides, _plugin, options, help)
+                if capability == "backends" and name == AUTO:
+                    raise InputError(f"plugin {_plugin!r} registers a backend called {AUTO!r}, a name polytile keeps for itself")
+                expected = CAPABILITY_TYPES.get(capability)
+                if capabilities is not None and (expected is None or not isinstance(capabilities, expected)):
+                    wanted = f"a {expected.__name__}" if expected else "none"
+                    raise InputError(
+                        f"plugin {_plugin!r} declares capabilities of {SINGULAR[capability]} {name!r} as "
+                        f"{type(capabilities).__name__}; expected {wanted}"
+                    )
+                if capabilities is None and capability == "decomposers":
+                    capabilities = DecomposerCapabilities()  # serves every mode; auto never picks it
+                found[name] = Registration(name, provides, _plugin, options, help, capabilities)
 
             impl.function(register)
         return found

@@ -3,6 +3,12 @@
 The solve runs in a worker thread while the calling thread waits, so Ctrl-C reaches
 the caller at once; the run then stops the backend and still returns what was found,
 marked ``interrupted``.
+
+With ``backend = "auto"`` the run chooses its route once the model is built
+(``polytile_core.route``).  To find one tiling it first asks the splits that can prove
+cheaply that there is none, then gives the best route a short head start in this
+process (a small problem is solved before any process starts), then races the routes
+in processes of their own (``polytile_core.race``).  ``details.route`` says what was done.
 """
 
 from __future__ import annotations
@@ -14,9 +20,14 @@ from collections.abc import Callable
 import attrs
 
 from polytile_core.backend import BackendResult
+from polytile_core.capabilities import model_features
+from polytile_core.errors import InputError
 from polytile_core.model import Model
 from polytile_core.pipeline import Plan
+from polytile_core.race import Entrant, Lap, race
 from polytile_core.results import Found, PlacedPiece, Result, Solution, Termination
+from polytile_core.route import Route, Routing, choose
+from polytile_core.schema import AUTO
 from polytile_core.symmetry import (
     burnside,
     checked_symmetries,
@@ -25,6 +36,12 @@ from polytile_core.symmetry import (
     placement_symmetries,
     problem_symmetries,
 )
+
+# Seconds the best route of a race runs in this process before any process is started:
+# enough for the small problems an embedding program solves by the thousand (a 2x4 board
+# takes well under a millisecond), little next to a race's process start.  A problem
+# whose model takes longer than this to build is no small problem: its race starts at once.
+HEAD_START = 0.25
 
 
 @attrs.frozen
@@ -105,10 +122,17 @@ def run(
     stop = stop or threading.Event()
     started = time.perf_counter()
     model = build_model(plan)
+    small = time.perf_counter() - started <= HEAD_START
+    routing = None
+    if plan.backend is None:
+        routing = choose(plan, model_features(model))
+        if not routing.race:
+            plan = routing.routes[0].applied(plan)
+    racing = routing is not None and routing.race
     if plan.distinct and not model.symmetries and plan.region is not None and model.placements:
         # Only when asked: on a large board this costs about as much as building the model.
         model.symmetries = placement_symmetries(model, plan.region)
-    in_search = _distinct_in_search(plan)
+    in_search = not racing and _distinct_in_search(plan)
     accept = _canonical_filter(plan, model) if plan.distinct and not in_search and plan.settings.mode == "all" else None
     collector = _Collector(
         default_keep(plan), on_solution, want_all=accept is not None, rank=_ranking(plan, model), accept=accept
@@ -120,12 +144,16 @@ def run(
 
     def work():
         try:
-            if plan.split is None:
-                result = _solve_whole(plan, model, collector, stop, in_search)
+            certified = _certified(plan, routing) if routing is not None and small else None
+            if certified is not None:
+                result = certified
+            elif racing:
+                result = _race(plan, model, routing, collector, stop, parts_state, head_start=small)
             else:
-                from polytile_core.parallel import solve_split
-
-                result = solve_split(plan, model, collector, stop, parts_state)
+                result = _solve_routed(plan, model, collector, stop, parts_state, in_search)
+                route = routing.routes[0] if routing else Route(plan.backend, plan.split, why="named in the pipeline")
+                how = f"chosen by auto: {route.why}" if routing else route.why
+                result = _with_route(result, {**route.report(plan), "how": how})
             if plan.distinct:
                 result = _with_distinct(plan, model, result, collector, stop)
             outcome["result"] = result
@@ -183,7 +211,8 @@ def _ranking(plan: Plan, model: Model) -> Callable[[Solution], float] | None:
 def _distinct_in_search(plan: Plan) -> bool:
     """Whether the backend solves up to symmetry itself (whole problems only: the parts of
     a split have lost the region's symmetry)."""
-    return plan.distinct and plan.split is None and getattr(plan.backend.provides, "supports_distinct", False)
+    capabilities = plan.backend.capabilities
+    return plan.distinct and plan.split is None and capabilities is not None and capabilities.distinct_in_search
 
 
 def _canonical_filter(plan: Plan, model: Model) -> Callable[[Solution], bool] | None:
@@ -259,3 +288,130 @@ def _solve_whole(
         bound=answer.bound,
         distinct_count=answer.distinct_count,
     )
+
+
+def _solve_routed(
+    plan: Plan, model: Model, collector: _Collector, stop: threading.Event, parts_state: dict, in_search: bool = False
+) -> Result:
+    """Solve by the plan's own route: the whole model, or its split's parts."""
+    if plan.split is None:
+        return _solve_whole(plan, model, collector, stop, in_search)
+    from polytile_core.parallel import solve_split
+
+    return solve_split(plan, model, collector, stop, parts_state)
+
+
+def _with_route(result: Result, route: dict) -> Result:
+    return attrs.evolve(result, details={**result.details, "route": route})
+
+
+def _certified(plan: Plan, routing: Routing) -> Result | None:
+    """A proof without search that there is no tiling, from a split that declares it can
+    give one cheaply (the checkerboard colouring's parity argument), or ``None``."""
+    for certificate in routing.certificates:
+        options = plan.candidates.options.get(certificate.name) if plan.candidates else None
+        split = certificate.provides.split(plan.tiling_problem(), options)
+        if split.impossible:
+            route = {"name": f"{certificate.name} certificate", "split": certificate.name,
+                     "how": "proved before any search that there is no tiling"}
+            return Result(Termination.COMPLETED, Found.INFEASIBLE, plan.settings.mode, AUTO,
+                          "no subproblem", 0 if plan.settings.mode in ("all", "count") else None,
+                          message=split.impossible, details={"route": route})
+    return None
+
+
+def _is_answer(result: Result) -> bool:
+    """A tiling found, or a complete proof that there is none: either ends a race."""
+    return result.termination == Termination.COMPLETED and result.found in (Found.FEASIBLE, Found.OPTIMAL, Found.INFEASIBLE)
+
+
+def _racer_plan(plan: Plan, route: Route, time_limit: float | None) -> Plan:
+    """The plan one route runs on its own: that backend and split, one part at a time in
+    its own process (the race already spreads the routes over the cores)."""
+    executor = plan.candidates.in_process_executor
+    return attrs.evolve(
+        route.applied(plan),
+        jobs=1,
+        executor=executor,
+        executor_options=None,
+        candidates=None,
+        settings=attrs.evolve(plan.settings, time_limit=time_limit),
+    )
+
+
+def run_route(plan: Plan) -> Result:
+    """What a racer runs: ``run``, except that a split route builds only its parts'
+    models (on a large board the whole model costs seconds, and the parts never use it)."""
+    if plan.split is None:
+        return run(plan)
+    from polytile_core.parallel import solve_split
+
+    started = time.perf_counter()
+    collector = _Collector(default_keep(plan), None, want_all=False)
+    parts_state = {"done": 0, "total": None, "counted": 0}
+    result = solve_split(plan, None, collector, threading.Event(), parts_state)
+    return attrs.evolve(
+        result, solutions=tuple(collector.kept), seconds=time.perf_counter() - started,
+        region=tuple(sorted(plan.region.cells)),
+    )
+
+
+def _lap_report(lap: Lap) -> dict:
+    outcome = lap.outcome
+    if lap.error is not None:
+        outcome = f"error: {lap.error}"
+    elif outcome == "finished":
+        outcome = f"no answer ({lap.value.termination.value})"
+    return {"route": lap.name, "seconds": round(lap.seconds, 3), "outcome": outcome}
+
+
+def _race(
+    plan: Plan, model: Model, routing: Routing, collector: _Collector, stop: threading.Event, parts_state: dict,
+    *, head_start: bool,
+) -> Result:
+    """Find one tiling: the best route in this process for ``HEAD_START`` seconds (when
+    ``head_start``), then every route at once in processes; the first answer wins and
+    the others are killed."""
+    started = time.perf_counter()
+    limit = plan.settings.time_limit
+    deadline = None if limit is None else started + limit
+    best = routing.routes[0]
+    report = best.report(plan)
+    laps = []
+    if head_start:
+        head_plan = _racer_plan(plan, best, HEAD_START if limit is None else min(HEAD_START, limit))
+        head = _solve_routed(head_plan, model, collector, stop, parts_state)
+        if _is_answer(head) or stop.is_set() or (deadline is not None and time.perf_counter() >= deadline):
+            how = f"answered in this process within the {HEAD_START:g} s head start, before any race"
+            if not _is_answer(head):
+                how = "stopped in the head start, before any race"
+            return _with_route(head, {**report, "how": how})
+        laps.append({"route": best.name, "seconds": round(time.perf_counter() - started, 3),
+                     "outcome": f"head start: no answer in {HEAD_START:g} s"})
+    remaining = None if deadline is None else max(0.01, deadline - time.perf_counter())
+    entrants = [Entrant(route.name, run_route, (_racer_plan(plan, route, remaining),)) for route in routing.routes]
+    winner, race_laps = race(entrants, _is_answer, stop, deadline)
+    laps += [_lap_report(lap) for lap in race_laps]
+    if winner is not None:
+        route = routing.routes[[lap.name for lap in race_laps].index(winner.name)]
+        for solution in winner.value.solutions:
+            collector.add(solution)
+        how = f"won a race of {len(race_laps)} in {winner.seconds:.2f} s"
+        return _with_route(winner.value, {**route.report(plan), "how": how, "race": laps})
+    if all(lap.error is not None and lap.error.startswith("the process ended") for lap in race_laps) and not stop.is_set():
+        # No process could run (an embedding script without a __main__ guard, say): the
+        # best route runs here, as a named backend would.
+        fallback = _solve_routed(_racer_plan(plan, best, remaining), model, collector, stop, parts_state)
+        how = "the race's processes did not start; ran in this process"
+        return _with_route(fallback, {**report, "how": how, "race": laps})
+    errors = [lap for lap in race_laps if lap.error is not None]
+    if stop.is_set():
+        termination, message = Termination.INTERRUPTED, ""
+    elif errors and len(errors) == len(race_laps):
+        termination = Termination.ERROR
+        message = "every route failed: " + "; ".join(f"{lap.name}: {lap.error}" for lap in errors)
+    else:
+        termination, message = Termination.TIME_LIMIT, ""
+    route = {"name": "none", "how": f"no route of {len(race_laps)} answered", "race": laps}
+    return Result(termination, Found.NONE, plan.settings.mode, AUTO, "race: no answer",
+                  message=message, details={"route": route})

@@ -13,6 +13,8 @@ import attrs
 
 Kind = Literal["free", "one-sided", "fixed"]
 Mode = Literal["one", "all", "count"]
+# The backend name that lets polytile choose (polytile_core.route); no plugin may take it.
+AUTO = "auto"
 
 
 def _doc(text: str) -> dict:
@@ -53,7 +55,10 @@ class SolveSpec:
     """How to solve: what to look for, with which backend, within which limits."""
 
     mode: Mode = attrs.field(default="one", metadata=_doc("one: find a tiling; all: list every tiling; count: count them"))
-    backend: str = attrs.field(default="cpsat", metadata=_doc("the backend plugin (see `polytile plugins`)"))
+    backend: str = attrs.field(
+        default=AUTO,
+        metadata=_doc("the backend plugin (see `polytile plugins`), or auto: polytile chooses (and races) the fastest routes"),
+    )
     time_limit: float | None = attrs.field(default=None, metadata=_doc("seconds before giving up (whole run)"))
     workers: int | None = attrs.field(default=None, metadata=_doc("solver threads per solve (backend default if unset)"))
     seed: int | None = attrs.field(default=None, metadata=_doc("random seed for the backend"))
@@ -61,7 +66,11 @@ class SolveSpec:
     keep: int | None = attrs.field(
         default=None, metadata=_doc("solutions kept in the result (default: all in mode all, one otherwise)")
     )
-    jobs: int = attrs.field(default=1, metadata=_doc("parts of a split solved at once"))
+    jobs: int | None = attrs.field(
+        default=None,
+        metadata=_doc("parts of a split, or routes of a race, solved at once (default: the usable cores with "
+                      "backend auto, else 1)"),
+    )
     executor: str = attrs.field(default="process", metadata=_doc("executor plugin running the parts of a split"))
 
 

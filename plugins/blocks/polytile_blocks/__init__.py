@@ -20,6 +20,7 @@ import attrs
 
 from polytile_core import hookimpl
 from polytile_core.builtin import build_tiling
+from polytile_core.capabilities import DecomposerCapabilities
 from polytile_core.decompose import Part, Split
 from polytile_core.errors import InputError
 from polytile_core.geometry import Cell, Region
@@ -127,8 +128,6 @@ def usable_cuts(problem: TilingProblem) -> list[Cut]:
 class BlocksSplit:
     """The decomposer registered as ``blocks``."""
 
-    one_solution_only = True
-
     def split(self, problem: TilingProblem, options=None) -> Split:
         if problem.region is None:
             raise InputError("the blocks split needs a region to tile", path="split.method")
@@ -158,4 +157,6 @@ def polytile_register_decomposers(register):
         "blocks",
         BlocksSplit(),
         help="find one tiling fast: tile one of several congruent blocks and repeat it, then try the whole (mode one)",
+        # The parts overlap, so mode one only; raced by auto as the equal of the whole problem.
+        capabilities=DecomposerCapabilities(modes={"one"}, rank={"one": 0}),
     )

@@ -17,6 +17,7 @@ import itertools
 import attrs
 
 from polytile_core import hookimpl
+from polytile_core.capabilities import DecomposerCapabilities
 from polytile_core.decompose import Part, Split
 from polytile_core.errors import InputError
 from polytile_core.geometry import Region
@@ -174,4 +175,8 @@ def polytile_register_decomposers(register):
         CheckerboardSplit(),
         options=CheckerboardOptions,
         help="checkerboard colouring split into independent subproblems (Garvie & Burkardt 2022)",
+        # Its parts add a count row per variant.  Raced for one tiling behind the whole problem
+        # (it helps CP-SAT on some instances, hurts on others: docs/benchmarks/split.md); its
+        # parity argument proves some problems have no tiling before any search.
+        capabilities=DecomposerCapabilities(part_features={"count rows"}, rank={"one": -15}, certificate=True),
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import attrs
 
 from polytile_core import hookimpl
+from polytile_core.capabilities import BackendCapabilities
 
 
 @attrs.frozen
@@ -39,4 +40,13 @@ def __getattr__(name):
 
 @hookimpl
 def polytile_register_backends(register):
-    register("cpsat", make_backend, options=CpsatOptions, help="Google OR-Tools CP-SAT: find one, enumerate, count, optimise")
+    register(
+        "cpsat", make_backend, options=CpsatOptions,
+        help="Google OR-Tools CP-SAT: find one, enumerate, count, optimise",
+        # Any 0-1 model; ahead of SCIP at finding one, counting and (docs/benchmarks/enclosure.md)
+        # optimising, behind exact cover on pure covers (docs/benchmarks/backends.md, split.md).
+        capabilities=BackendCapabilities(
+            modes={"one", "all", "count", "optimize"},
+            rank={"one": 20, "all": 20, "count": 20, "optimize": 20},
+        ),
+    )
