@@ -77,8 +77,8 @@ class DecomposerCapabilities:
     for the checkerboard split's variant counts).  ``rank`` (per mode, added to the
     backend's rank) lets ``auto`` try the split for a mode; ``min_jobs``: only when at
     least that many parts can run at once.  ``certificate``: the split can prove,
-    cheaply and without search, that no tiling exists (``Split.impossible``), so
-    ``auto`` asks it before any search.
+    without search, that no tiling exists (``Split.impossible``), so ``auto`` races it
+    alongside the search routes when it looks for one tiling.
     """
 
     modes: frozenset[str] = attrs.field(default=frozenset({"one", "all", "count"}), converter=frozenset,

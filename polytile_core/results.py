@@ -8,6 +8,7 @@ still reports what it saw, and says so.
 from __future__ import annotations
 
 import enum
+from typing import Any
 
 import attrs
 
@@ -85,8 +86,10 @@ class Result:
     subproblems: tuple[SubproblemReport, ...] = attrs.field(
         default=(), metadata={"description": "per-part reports of a split run"}
     )
-    details: dict[str, str | int | float] = attrs.field(
-        factory=dict, metadata={"description": "extra facts: rules used, speedup measures, ..."}
+    details: dict[str, Any] = attrs.field(
+        factory=dict,
+        metadata={"description": "extra facts: rules used, speedup measures, the route taken (route: name, split, "
+                  "backend, options, why, how, and for a race each route tried with its time and outcome), ..."},
     )
 
     @property

@@ -8,7 +8,8 @@ adds its own rank for the mode to its backend's.
 
 - Mode ``one`` on a tiling, with no split named: every fitting backend on the whole
   problem, and every split that ranks mode ``one`` with its best backend, raced
-  (``RACE_WIDTH_PER_JOB`` routes per job, best first).
+  (``RACE_WIDTH_PER_JOB`` routes per job, best first); the splits that declare a
+  certificate race too.
 - Other modes, or a split named in the pipeline: the one best route.
 """
 
@@ -79,7 +80,8 @@ class Route:
 
 @attrs.frozen
 class Routing:
-    """The routes ``auto`` takes, best first; ``race``: run them at once, first answer wins."""
+    """The routes ``auto`` takes, best first; ``race``: run them at once, first answer wins,
+    with the ``certificates`` (splits that may prove there is no tiling) alongside."""
 
     routes: tuple[Route, ...]
     race: bool
@@ -142,7 +144,7 @@ def choose(plan: Plan, features: frozenset[str]) -> Routing:
         passed_over += tuple(f"{route.name}: not raced (only {width} routes race with {plan.jobs} jobs)" for route in routes[width:])
         return Routing(tuple(routes[:width]), True, certificates, passed_over)
     passed_over += tuple(f"{route.name}: ranked lower" for route in routes[1:])
-    return Routing((routes[0],), False, certificates if mode == "one" else (), passed_over)
+    return Routing((routes[0],), False, (), passed_over)
 
 
 def _why_not(reg: Registration, mode: str, features: frozenset[str]) -> str:

@@ -5,10 +5,11 @@ the caller at once; the run then stops the backend and still returns what was fo
 marked ``interrupted``.
 
 With ``backend = "auto"`` the run chooses its route once the model is built
-(``polytile_core.route``).  To find one tiling it first asks the splits that can prove
-cheaply that there is none, then gives the best route a short head start in this
-process (a small problem is solved before any process starts), then races the routes
-in processes of their own (``polytile_core.race``).  ``details.route`` says what was done.
+(``polytile_core.route``).  To find one tiling it gives the best route a short head
+start in this process (a small problem is solved before any process starts), then races
+the routes in processes of their own (``polytile_core.race``), with the splits that can
+prove without search that there is no tiling racing alongside.  ``details.route`` says
+what was done.
 """
 
 from __future__ import annotations
@@ -144,10 +145,7 @@ def run(
 
     def work():
         try:
-            certified = _certified(plan, routing) if routing is not None and small else None
-            if certified is not None:
-                result = certified
-            elif racing:
+            if racing:
                 result = _race(plan, model, routing, collector, stop, parts_state, head_start=small)
             else:
                 result = _solve_routed(plan, model, collector, stop, parts_state, in_search)
@@ -305,19 +303,14 @@ def _with_route(result: Result, route: dict) -> Result:
     return attrs.evolve(result, details={**result.details, "route": route})
 
 
-def _certified(plan: Plan, routing: Routing) -> Result | None:
-    """A proof without search that there is no tiling, from a split that declares it can
-    give one cheaply (the checkerboard colouring's parity argument), or ``None``."""
-    for certificate in routing.certificates:
-        options = plan.candidates.options.get(certificate.name) if plan.candidates else None
-        split = certificate.provides.split(plan.tiling_problem(), options)
-        if split.impossible:
-            route = {"name": f"{certificate.name} certificate", "split": certificate.name,
-                     "how": "proved before any search that there is no tiling"}
-            return Result(Termination.COMPLETED, Found.INFEASIBLE, plan.settings.mode, AUTO,
-                          "no subproblem", 0 if plan.settings.mode in ("all", "count") else None,
-                          message=split.impossible, details={"route": route})
-    return None
+def certify(plan: Plan) -> Result:
+    """What a certificate racer runs: its split's proof that there is no tiling (found
+    without search), or a result that is no answer."""
+    split = plan.split.provides.split(plan.tiling_problem(), plan.split_options)
+    if split.impossible:
+        return Result(Termination.COMPLETED, Found.INFEASIBLE, plan.settings.mode, AUTO, "no subproblem",
+                      message=split.impossible)
+    return Result(Termination.COMPLETED, Found.NONE, plan.settings.mode, AUTO, "no certificate")
 
 
 def _is_answer(result: Result) -> bool:
@@ -361,7 +354,7 @@ def _lap_report(lap: Lap) -> dict:
     if lap.error is not None:
         outcome = f"error: {lap.error}"
     elif outcome == "finished":
-        outcome = f"no answer ({lap.value.termination.value})"
+        outcome = f"no answer ({lap.value.termination.value}: {lap.value.raw_status})"
     return {"route": lap.name, "seconds": round(lap.seconds, 3), "outcome": outcome}
 
 
@@ -390,14 +383,21 @@ def _race(
                      "outcome": f"head start: no answer in {HEAD_START:g} s"})
     remaining = None if deadline is None else max(0.01, deadline - time.perf_counter())
     entrants = [Entrant(route.name, run_route, (_racer_plan(plan, route, remaining),)) for route in routing.routes]
+    # A split raced as a route gives its certificate itself; the others race as certificates.
+    raced = {route.split.name for route in routing.routes if route.split is not None}
+    certificates = [Route(best.backend, split, why="proves without search that there is no tiling, when it can")
+                    for split in routing.certificates if split.name not in raced]
+    entrants += [Entrant(f"{route.split.name} certificate", certify, (_racer_plan(plan, route, remaining),))
+                 for route in certificates]
     winner, race_laps = race(entrants, _is_answer, stop, deadline)
     laps += [_lap_report(lap) for lap in race_laps]
     if winner is not None:
-        route = routing.routes[[lap.name for lap in race_laps].index(winner.name)]
+        route = (list(routing.routes) + certificates)[[lap.name for lap in race_laps].index(winner.name)]
         for solution in winner.value.solutions:
             collector.add(solution)
         how = f"won a race of {len(race_laps)} in {winner.seconds:.2f} s"
-        return _with_route(winner.value, {**route.report(plan), "how": how, "race": laps})
+        report = route.report(plan) if winner.name == route.name else {"name": winner.name, "split": route.split.name}
+        return _with_route(winner.value, {**report, "how": how, "race": laps})
     if all(lap.error is not None and lap.error.startswith("the process ended") for lap in race_laps) and not stop.is_set():
         # No process could run (an embedding script without a __main__ guard, say): the
         # best route runs here, as a named backend would.

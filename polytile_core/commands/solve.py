@@ -15,11 +15,13 @@ from polytile_core.checkpoint import Checkpoint
 from polytile_core.host import Host
 from polytile_core.picture import ascii_picture
 from polytile_core.commands.render import prepare_renderer
-from polytile_core.pipeline import load_plan, read_pipeline
+from polytile_core.capabilities import model_features
+from polytile_core.pipeline import Plan, load_plan, read_pipeline
 from polytile_core.progress import ProgressLine
 from polytile_core.resultfile import result_text, write_result
 from polytile_core.results import Result, Termination
-from polytile_core.run import run
+from polytile_core.route import choose
+from polytile_core.run import HEAD_START, build_model, run
 
 
 # A run that ends in an error (a part that failed) gives no complete answer: scripts must see it.
@@ -50,6 +52,9 @@ def add(subparsers):
         "--render", metavar="FILE", help="also draw the result: .svg, .png or .txt (options: [options.render])"
     )
     command.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors (no progress line)")
+    command.add_argument(
+        "--explain", action="store_true", help="print the routes backend auto would take, and why, without solving"
+    )
     command.set_defaults(func=solve)
 
 
@@ -80,6 +85,12 @@ def with_scheduler(plan, address: str):
 def solve(arguments) -> int:
     host = Host(autoload=not arguments.no_autoload)
     plan = load_plan(arguments.pipeline, host, overrides(arguments))
+    if arguments.explain:
+        try:
+            print(explain(plan))
+        except InputError as exc:
+            raise exc.with_source(arguments.pipeline) from None
+        return 0
     if arguments.scheduler:
         plan = with_scheduler(plan, arguments.scheduler)
     if arguments.resume and not arguments.checkpoint:
@@ -134,6 +145,9 @@ def interrupts_held():
 def summary(result: Result) -> str:
     """What a person wants to see: the status, the count, the first picture."""
     lines = [f"status: {result.termination.value}, {result.found.value.replace('_', ' ')} ({result.backend}: {result.raw_status})"]
+    route = result.details.get("route")
+    if isinstance(route, dict) and "how" in route:
+        lines.append(f"route: {route['name']} ({route['how']})")
     if result.message:
         lines.append(result.message)
     if result.count is not None:
@@ -152,3 +166,30 @@ def summary(result: Result) -> str:
     return "\n".join(lines)
 
 
+
+
+def explain(plan: Plan) -> str:
+    """The routes ``backend = "auto"`` would take for ``plan``, best first, and why."""
+    if plan.candidates is None:
+        split = f" with the {plan.split.name} split" if plan.split else ""
+        return f"backend named: {plan.backend.name}{split}; auto chooses nothing (remove solve.backend to let it)"
+    model = build_model(plan)
+    features = model_features(model)
+    routing = choose(plan, features)
+    mode = plan.settings.mode
+    described = ", ".join(sorted(features)) or "a plain exact cover"
+    lines = [f"mode {mode}; the model has {model.num_variables} variables, {len(model.constraints)} rows: {described}"]
+    if routing.race:
+        lines.append(f"first {routing.routes[0].name} in this process for {HEAD_START:g} s (when the model builds within that),")
+        lines.append(f"then a race of {len(routing.routes)} routes in processes ({plan.jobs} jobs); the first answer wins:")
+    else:
+        lines.append("the route:")
+    lines += [f"  {number}. {route.name}: {route.why}" for number, route in enumerate(routing.routes, 1)]
+    raced = {route.split.name for route in routing.routes if route.split is not None}
+    for split in routing.certificates:
+        where = "as a route" if split.name in raced else "in a process of its own"
+        lines.append(f"  and the impossibility certificate of {split.name} ({where}): a proof without search, when it has one")
+    if routing.passed_over:
+        lines.append("passed over:")
+        lines += [f"  {reason}" for reason in routing.passed_over]
+    return "\n".join(lines)
