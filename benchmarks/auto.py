@@ -25,11 +25,11 @@ from pathlib import Path
 import attrs
 
 from polytile_core import api
-from polytile_core.host import Host
-from polytile_core.pipeline import make_plan, read_pipeline
-from polytile_core.results import Termination
-from polytile_core.run import run
-from polytile_core.schema import SolveSpec
+from polytile_core.config.pipeline import make_plan, read_pipeline
+from polytile_core.config.schema import SolveSpec
+from polytile_core.host.registry import Host
+from polytile_core.output.results import Termination
+from polytile_core.solve.run import run
 
 ROOT = Path(__file__).resolve().parent.parent
 BACKENDS = ("exactcover", "cpsat", "scip")

@@ -14,16 +14,17 @@ import attrs
 import psutil
 import pytest
 
-from polytile_core import api, hookimpl, run as run_module
-from polytile_core.capabilities import BackendCapabilities, model_features
-from polytile_core.cli import main
+from polytile_core import api, hookimpl
+from polytile_core.cli.main import main
+from polytile_core.config.pipeline import load_plan, make_plan, read_pipeline
+from polytile_core.config.schema import SolveSpec
 from polytile_core.errors import InputError
-from polytile_core.host import Host
-from polytile_core.pipeline import load_plan, make_plan, read_pipeline
-from polytile_core.results import Found, Termination
-from polytile_core.route import choose
-from polytile_core.run import build_model, run
-from polytile_core.schema import SolveSpec
+from polytile_core.host.capabilities import BackendCapabilities, model_features
+from polytile_core.host.registry import Host
+from polytile_core.output.results import Found, Termination
+from polytile_core.solve import run as run_module
+from polytile_core.solve.route import choose
+from polytile_core.solve.run import run
 from polytile_core.testing import placement_problems
 
 ROOT = Path(__file__).parent.parent
@@ -59,18 +60,18 @@ def test_every_installed_backend_and_split_declares_its_capabilities():
 def test_the_chooser_names_no_plugin():
     host = Host()
     names = set(host.registry["backends"]) | set(host.registry["decomposers"])
-    for module in ("route.py", "race.py", "capabilities.py"):
+    for module in ("solve/route.py", "solve/race.py", "host/capabilities.py", "solve/run.py"):
         text = (ROOT / "polytile_core" / module).read_text()
         assert [name for name in names if f'"{name}"' in text or f"'{name}'" in text] == [], module
 
 
 def test_model_features_tell_a_cover_from_a_general_model():
     host = Host()
-    tiling = build_model(api.plan(L_2X4, [L_PIECE], host=host))
+    tiling = api.plan(L_2X4, [L_PIECE], host=host).build()
     assert model_features(tiling) == {"count rows"}
-    ranged = build_model(api.plan(L_2X4, [api.piece("L", ["#.", "#.", "##"], min=1, max=3)], host=host))
+    ranged = api.plan(L_2X4, [api.piece("L", ["#.", "#.", "##"], min=1, max=3)], host=host).build()
     assert model_features(ranged) == {"ranges"}
-    fence = build_model(api.plan(None, [api.family("tetrominoes")], problem="enclose", host=host))
+    fence = api.plan(None, [api.family("tetrominoes")], problem="enclose", host=host).build()
     assert {"objective", "general rows"} <= model_features(fence)
 
 
@@ -85,7 +86,7 @@ def test_auto_counts_with_the_counter_that_fits_and_says_so():
 
 def test_auto_optimises_with_an_ilp_backend_that_accepts_an_objective():
     plan = api.plan(None, [api.family("tetrominoes")], problem="enclose")
-    routing = choose(plan, model_features(build_model(plan)))
+    routing = choose(plan, model_features(plan.build()))
     assert not routing.race
     [route] = routing.routes
     assert route.split is None and route.backend.capabilities.optimises
@@ -202,7 +203,7 @@ def _racers(process: psutil.Process, timeout: float = 60) -> list[psutil.Process
     """The race's processes under ``process``, once they are running."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        racers = [child for child in process.children(recursive=True) if "polytile_core.race" in " ".join(child.cmdline())]
+        racers = [child for child in process.children(recursive=True) if "polytile_core.solve.race" in " ".join(child.cmdline())]
         if racers:
             return racers
         time.sleep(0.05)
@@ -229,7 +230,7 @@ count = 20
 def _start_racing_cli(tmp_path) -> tuple[subprocess.Popen, list[psutil.Process]]:
     pipeline = tmp_path / "big.toml"
     pipeline.write_text(BIG)
-    command = [sys.executable, "-m", "polytile_core.cli", "solve", str(pipeline), "--jobs", "2",
+    command = [sys.executable, "-m", "polytile_core.cli.main", "solve", str(pipeline), "--jobs", "2",
                "-o", str(tmp_path / "result.json")]
     cli = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     return cli, _racers(psutil.Process(cli.pid))

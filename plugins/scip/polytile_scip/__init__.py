@@ -21,7 +21,7 @@ from typing import Literal
 import attrs
 
 from polytile_core import hookimpl
-from polytile_core.capabilities import BackendCapabilities
+from polytile_core.host.capabilities import BackendCapabilities
 
 Counting = Literal["auto", "nogood", "scip"]
 Emphasis = Literal["default", "feasibility", "cpsolver", "easycip", "hardlp", "optimality"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import attrs
 
 from polytile_core import hookimpl
-from polytile_core.capabilities import BackendCapabilities
+from polytile_core.host.capabilities import BackendCapabilities
 
 
 @attrs.frozen
