@@ -44,15 +44,23 @@ COUNTS = {
 
 
 def small_problems(host: Host, times: int) -> list[str]:
-    lines = ["| 2×4, two L-tetrominoes | " + " | ".join(("auto", *BACKENDS)) + " |", "|---|" + "---:|" * (1 + len(BACKENDS))]
+    lines = [
+        "| 2×4, two L-tetrominoes | " + " | ".join(("auto", *BACKENDS)) + " |",
+        "|---|" + "---:|" * (1 + len(BACKENDS)),
+    ]
     for mode in ("one", "count"):
         cells = []
         for backend in ("auto", *BACKENDS):
             seconds = []
             for attempt in range(times + 1):  # the first one warms up (imports, caches) and is not counted
                 started = time.perf_counter()
-                plan = api.plan(["####", "####"], [api.piece("L", ["#.", "#.", "##"], count=2)], mode=mode,
-                                backend=backend, host=host)
+                plan = api.plan(
+                    ["####", "####"],
+                    [api.piece("L", ["#.", "#.", "##"], count=2)],
+                    mode=mode,
+                    backend=backend,
+                    host=host,
+                )
                 api.solve(plan)
                 if attempt:
                     seconds.append(time.perf_counter() - started)
@@ -68,8 +76,10 @@ def count_plan(path: str, backend: str, host: Host, limit: float):
 
 
 def counts(host: Host, repeat: int, limit: float) -> list[str]:
-    lines = ["| instance | count | " + " | ".join(("auto", *BACKENDS)) + " | auto within 20 % or 0.5 s |",
-             "|---|---:|" + "---:|" * (1 + len(BACKENDS)) + "---|"]
+    lines = [
+        "| instance | count | " + " | ".join(("auto", *BACKENDS)) + " | auto within 20 % or 0.5 s |",
+        "|---|---:|" + "---:|" * (1 + len(BACKENDS)) + "---|",
+    ]
     for path, expected in COUNTS.items():
         times = {}
         cells = []

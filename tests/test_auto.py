@@ -162,9 +162,13 @@ def test_a_named_backend_never_runs_another(monkeypatch):
     for mode in ("one", "count"):
         result = api.solve(api.plan(L_2X4, [L_PIECE], mode=mode, backend="cpsat", host=host))
         assert result.backend == "cpsat" and result.found == Found.FEASIBLE
-        assert result.details["route"] == {"name": "cpsat", "backend": "cpsat", "why": "named in the pipeline",
-                                           "options": {"cpsat": {"log": False, "parameters": {}}},
-                                           "how": "named in the pipeline"}
+        assert result.details["route"] == {
+            "name": "cpsat",
+            "backend": "cpsat",
+            "why": "named in the pipeline",
+            "options": {"cpsat": {"log": False, "parameters": {}}},
+            "how": "named in the pipeline",
+        }
     # The same refusal shows that auto does use exact cover here, so the check can fail.
     with pytest.raises(AssertionError, match="exact cover ran"):
         api.solve(api.plan(L_2X4, [L_PIECE], mode="count", host=host))
@@ -203,7 +207,11 @@ def _racers(process: psutil.Process, timeout: float = 60) -> list[psutil.Process
     """The race's processes under ``process``, once they are running."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        racers = [child for child in process.children(recursive=True) if "polytile_core.solve.race" in " ".join(child.cmdline())]
+        racers = [
+            child
+            for child in process.children(recursive=True)
+            if "polytile_core.solve.race" in " ".join(child.cmdline())
+        ]
         if racers:
             return racers
         time.sleep(0.05)
@@ -230,8 +238,17 @@ count = 20
 def _start_racing_cli(tmp_path) -> tuple[subprocess.Popen, list[psutil.Process]]:
     pipeline = tmp_path / "big.toml"
     pipeline.write_text(BIG)
-    command = [sys.executable, "-m", "polytile_core.cli.main", "solve", str(pipeline), "--jobs", "2",
-               "-o", str(tmp_path / "result.json")]
+    command = [
+        sys.executable,
+        "-m",
+        "polytile_core.cli.main",
+        "solve",
+        str(pipeline),
+        "--jobs",
+        "2",
+        "-o",
+        str(tmp_path / "result.json"),
+    ]
     cli = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     return cli, _racers(psutil.Process(cli.pid))
 
@@ -280,7 +297,10 @@ KNOWN_COUNTS = {"gb2020-fig09a": 1_168_512, "gb2020-fig09b": 9_356, "gb2022-fig0
 @pytest.mark.parametrize(
     ("name", "count"),
     # Listing the 9,356 tilings of 6x10 takes exact cover about 10 s: left to the slow run.
-    [pytest.param(name, count, marks=[pytest.mark.slow] if name == "gb2020-fig09b" else []) for name, count in KNOWN_COUNTS.items()],
+    [
+        pytest.param(name, count, marks=[pytest.mark.slow] if name == "gb2020-fig09b" else [])
+        for name, count in KNOWN_COUNTS.items()
+    ],
 )
 def test_counts_of_paper_instances_are_exact_with_no_backend(name, count):
     result = run(paper_plan(name, Host(), mode="count"))

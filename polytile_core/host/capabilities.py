@@ -83,10 +83,12 @@ class DecomposerCapabilities:
     alongside the search routes when it looks for one tiling.
     """
 
-    modes: frozenset[str] = attrs.field(default=frozenset({"one", "all", "count"}), converter=frozenset,
-                                        validator=_known(MODES, "mode"))
-    part_features: frozenset[str] = attrs.field(default=frozenset(), converter=frozenset,
-                                                 validator=_known(FEATURES, "feature"))
+    modes: frozenset[str] = attrs.field(
+        default=frozenset({"one", "all", "count"}), converter=frozenset, validator=_known(MODES, "mode")
+    )
+    part_features: frozenset[str] = attrs.field(
+        default=frozenset(), converter=frozenset, validator=_known(FEATURES, "feature")
+    )
     rank: Mapping[str, int] = attrs.field(factory=dict, validator=_ranks)
     min_jobs: int = 1
     certificate: bool = False

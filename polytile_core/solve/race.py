@@ -63,7 +63,9 @@ class _Racer:
 def _start(entrant: Entrant) -> _Racer:
     process = subprocess.Popen(
         [sys.executable, "-m", "polytile_core.solve.race"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        start_new_session=True,
     )
     call = pickle.dumps((entrant.target, entrant.args))
     try:
@@ -122,7 +124,9 @@ def _lap(racer: _Racer) -> Lap:
         kind, value = pickle.loads(data)
     except Exception:  # nothing, or a torn message: the racer died on the way
         code = racer.process.wait()
-        return Lap(racer.entrant.name, seconds, "error", error=f"the process ended without an answer (exit code {code})")
+        return Lap(
+            racer.entrant.name, seconds, "error", error=f"the process ended without an answer (exit code {code})"
+        )
     if kind == "error":
         return Lap(racer.entrant.name, seconds, "error", error=value)
     return Lap(racer.entrant.name, seconds, "finished", value)

@@ -43,7 +43,10 @@ class Route:
     def applied(self, plan: Plan) -> Plan:
         """The plan with this route's backend and split (and their options) filled in."""
         chosen = plan.candidates.options if plan.candidates else {}
-        changes: dict = {"backend": self.backend, "backend_options": chosen.get(self.backend.name, plan.backend_options)}
+        changes: dict = {
+            "backend": self.backend,
+            "backend_options": chosen.get(self.backend.name, plan.backend_options),
+        }
         if self.split is not plan.split:
             changes |= {"split": self.split, "split_options": chosen.get(self.split.name) if self.split else None}
         return attrs.evolve(plan, **changes)
@@ -88,7 +91,8 @@ def choose(plan: Plan, features: frozenset[str]) -> Routing:
         raise ValueError("choose() is for plans whose backend is auto")
     mode = plan.settings.mode
     passed_over = tuple(
-        f"{reg.name}: {_why_not(reg, mode, features)}" for reg in candidates.backends
+        f"{reg.name}: {_why_not(reg, mode, features)}"
+        for reg in candidates.backends
         if not reg.capabilities.fits(mode, features)
     )
     if plan.split is not None:
@@ -97,13 +101,23 @@ def choose(plan: Plan, features: frozenset[str]) -> Routing:
         if not fitting:
             raise _nothing_fits(mode, parts, passed_over)
         best = fitting[0]
-        why = f"named split {plan.split.name}; the highest-ranked backend for mode {mode} whose rows fit its parts ({_features_text(parts)})"
+        why = (
+            f"named split {plan.split.name}; the highest-ranked backend for mode {mode} "
+            f"whose rows fit its parts ({_features_text(parts)})"
+        )
         return Routing((Route(best, plan.split, best.capabilities.rank[mode], why),), False, (), passed_over)
 
     routes: list[Route] = []
     fitting = _fitting(candidates, mode, features)
     for reg in fitting:
-        routes.append(Route(reg, None, reg.capabilities.rank[mode], f"rank {reg.capabilities.rank[mode]} for mode {mode}; accepts {_features_text(features)}"))
+        routes.append(
+            Route(
+                reg,
+                None,
+                reg.capabilities.rank[mode],
+                f"rank {reg.capabilities.rank[mode]} for mode {mode}; accepts {_features_text(features)}",
+            )
+        )
     if plan.problem == "tiling":
         for split in candidates.splits:
             capabilities = split.capabilities
@@ -114,17 +128,25 @@ def choose(plan: Plan, features: frozenset[str]) -> Routing:
             if best_for_parts:
                 backend = best_for_parts[0]
                 rank = backend.capabilities.rank[mode] + capabilities.rank[mode]
-                why = (f"split rank {capabilities.rank[mode]:+d} on {backend.name}'s {backend.capabilities.rank[mode]}; "
-                       f"its parts are {_features_text(parts)}")
+                why = (
+                    f"split rank {capabilities.rank[mode]:+d} on {backend.name}'s {backend.capabilities.rank[mode]}; "
+                    f"its parts are {_features_text(parts)}"
+                )
                 routes.append(Route(backend, split, rank, why))
     if not routes:
         raise _nothing_fits(mode, features, passed_over)
     # Best first; at equal rank the whole problem before a split (no split's overhead).
     routes.sort(key=lambda route: (-route.rank, route.split is not None))
-    certificates = tuple(split for split in candidates.splits if split.capabilities.certificate) if plan.problem == "tiling" else ()
+    certificates = (
+        tuple(split for split in candidates.splits if split.capabilities.certificate)
+        if plan.problem == "tiling"
+        else ()
+    )
     if mode == "one" and plan.problem == "tiling" and len(routes) > 1:
         width = max(2, RACE_WIDTH_PER_JOB * plan.jobs)
-        passed_over += tuple(f"{route.name}: not raced (only {width} routes race with {plan.jobs} jobs)" for route in routes[width:])
+        passed_over += tuple(
+            f"{route.name}: not raced (only {width} routes race with {plan.jobs} jobs)" for route in routes[width:]
+        )
         return Routing(tuple(routes[:width]), True, certificates, passed_over)
     passed_over += tuple(f"{route.name}: ranked lower" for route in routes[1:])
     return Routing((routes[0],), False, (), passed_over)

@@ -186,7 +186,8 @@ def certify(plan: Plan) -> Result:
 
 def _is_answer(result: Result) -> bool:
     """A tiling found, or a complete proof that there is none: either ends a race."""
-    return result.termination == Termination.COMPLETED and result.found in (Found.FEASIBLE, Found.OPTIMAL, Found.INFEASIBLE)
+    answers = (Found.FEASIBLE, Found.OPTIMAL, Found.INFEASIBLE)
+    return result.termination == Termination.COMPLETED and result.found in answers
 
 
 def _racer_plan(plan: Plan, route: Route, time_limit: float | None) -> Plan:
@@ -260,11 +261,13 @@ def _race(
         how = f"won a race of {len(race_laps)} in {winner.seconds:.2f} s"
         report = route.report(plan) if winner.name == route.name else {"name": winner.name, "split": route.split.name}
         return _with_route(_outcome_of(winner.value), {**report, "how": how, "race": laps})
-    if all(lap.error is not None and lap.error.startswith("the process ended") for lap in race_laps) and not stop.is_set():
+    none_started = all(lap.error is not None and lap.error.startswith("the process ended") for lap in race_laps)
+    if none_started and not stop.is_set():
         # No process could run: the best route runs here, as a named backend would.
         fallback = _solve_routed(_racer_plan(plan, best, remaining), model, collector, stop, state)
         how = "the race's processes did not start; ran in this process"
-        return attrs.evolve(_with_route(fallback, {**best.report(plan), "how": how, "race": laps}), backend=best.backend.name)
+        fallback = _with_route(fallback, {**best.report(plan), "how": how, "race": laps})
+        return attrs.evolve(fallback, backend=best.backend.name)
     errors = [lap for lap in race_laps if lap.error is not None]
     if stop.is_set():
         termination, message = Termination.INTERRUPTED, ""
