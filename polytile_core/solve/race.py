@@ -24,7 +24,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import IO, Any
 
 import attrs
 
@@ -57,6 +57,8 @@ class Lap:
 class _Racer:
     entrant: Entrant
     process: subprocess.Popen
+    lifeline: IO[bytes]  # the racer's standard input
+    answer: IO[bytes]  # its standard output
     started: float
 
 
@@ -67,13 +69,14 @@ def _start(entrant: Entrant) -> _Racer:
         stdout=subprocess.PIPE,
         start_new_session=True,
     )
+    assert process.stdin is not None and process.stdout is not None
     call = pickle.dumps((entrant.target, entrant.args))
     try:
         process.stdin.write(pickle.dumps((sys.path, call)))
         process.stdin.flush()  # stdin stays open: it is the racer's lifeline
     except BrokenPipeError:
         pass  # the racer died at once; its missing answer is reported as its lap
-    return _Racer(entrant, process, time.perf_counter())
+    return _Racer(entrant, process, process.stdin, process.stdout, time.perf_counter())
 
 
 def race(
@@ -91,7 +94,7 @@ def race(
     try:
         for entrant in entrants:
             racers.append(_start(entrant))
-        waiting = {racer.process.stdout: index for index, racer in enumerate(racers)}
+        waiting: dict[Any, int] = {racer.answer: index for index, racer in enumerate(racers)}
         while waiting and winner is None and not stop.is_set():
             if deadline is not None and time.perf_counter() >= deadline:
                 break
@@ -109,8 +112,8 @@ def race(
                 racer.process.kill()
         for index, racer in enumerate(racers):
             racer.process.wait()
-            racer.process.stdin.close()
-            racer.process.stdout.close()
+            racer.lifeline.close()
+            racer.answer.close()
             if index not in laps:
                 laps[index] = Lap(racer.entrant.name, now - racer.started, "stopped")
     return winner, [laps[index] for index in range(len(racers))]
@@ -118,7 +121,7 @@ def race(
 
 def _lap(racer: _Racer) -> Lap:
     """Read what a racer sent (it writes once, then exits)."""
-    data = racer.process.stdout.read()
+    data = racer.answer.read()
     seconds = time.perf_counter() - racer.started
     try:
         kind, value = pickle.loads(data)

@@ -57,7 +57,7 @@ class Route:
         options = {self.backend.name: CONVERTER.unstructure(chosen.backend_options)}
         if self.split is not None:
             options[self.split.name] = CONVERTER.unstructure(chosen.split_options)
-        report = {"name": self.name, "backend": self.backend.name, "why": self.why}
+        report: dict[str, object] = {"name": self.name, "backend": self.backend.name, "why": self.why}
         if self.split is not None:
             report["split"] = self.split.name
         report["options"] = {name: value for name, value in options.items() if value is not None}

@@ -72,12 +72,16 @@ def run(
 
     def work():
         try:
-            if racing:
+            if routing is not None and routing.race:
                 outcome = _race(plan, model, routing, collector, stop, state, head_start=small)
             else:
                 outcome = _solve_routed(plan, model, collector, stop, state, in_search)
-                route = routing.routes[0] if routing else Route(plan.backend, plan.split, why="named in the pipeline")
-                how = f"chosen by auto: {route.why}" if routing else route.why
+                if routing is not None:
+                    route, how = routing.routes[0], f"chosen by auto: {routing.routes[0].why}"
+                else:
+                    assert plan.backend is not None
+                    route = Route(plan.backend, plan.split, why="named in the pipeline")
+                    how = route.why
                 outcome = _with_route(outcome, {**route.report(plan), "how": how})
             if plan.distinct:
                 outcome = distinct.with_distinct(plan, model, outcome, collector, stop)
@@ -143,6 +147,7 @@ def _ranking(plan: Plan, model: Model) -> Callable[[Solution], float] | None:
 def _solve_whole(
     plan: Plan, model: Model, collector: Collector, stop: threading.Event, in_search: bool = False
 ) -> Outcome:
+    assert plan.backend is not None, "backend auto is resolved before solving"
     backend = plan.backend.provides(plan.backend_options)
     answer = backend.solve(
         model, attrs.evolve(plan.settings, distinct=in_search), lambda ones: collector.add(solution_of(model, ones)), stop
@@ -177,6 +182,7 @@ def _with_route(outcome: Outcome, route: dict) -> Outcome:
 def certify(plan: Plan) -> Result:
     """What a certificate racer runs: its split's proof that there is no tiling (found
     without search), or a result that is no answer."""
+    assert plan.split is not None
     split = plan.split.provides.split(plan.tiling_problem(), plan.build(), plan.build, plan.split_options)
     if split.impossible:
         return Result(Termination.COMPLETED, Found.INFEASIBLE, plan.settings.mode, AUTO, "no subproblem",
@@ -193,6 +199,7 @@ def _is_answer(result: Result) -> bool:
 def _racer_plan(plan: Plan, route: Route, time_limit: float | None) -> Plan:
     """The plan one route runs on its own: that backend and split, one part at a time in
     its own process (the race already spreads the routes over the cores)."""
+    assert plan.candidates is not None
     return attrs.evolve(
         route.applied(plan),
         jobs=1,
@@ -246,20 +253,22 @@ def _race(
                      "outcome": f"head start: no answer in {HEAD_START:g} s"})
     remaining = None if deadline is None else max(0.01, deadline - time.perf_counter())
     entrants = [Entrant(route.name, run, (_racer_plan(plan, route, remaining),)) for route in routing.routes]
+    reports = [route.report(plan) for route in routing.routes]
     # A split raced as a route gives its certificate itself; the others race as certificates.
     raced = {route.split.name for route in routing.routes if route.split is not None}
-    certificates = [Route(best.backend, split, why="proves without search that there is no tiling, when it can")
-                    for split in routing.certificates if split.name not in raced]
-    entrants += [Entrant(f"{route.split.name} certificate", certify, (_racer_plan(plan, route, remaining),))
-                 for route in certificates]
+    for split in routing.certificates:
+        if split.name not in raced:
+            certificate = Route(best.backend, split)
+            name = f"{split.name} certificate"
+            entrants.append(Entrant(name, certify, (_racer_plan(plan, certificate, remaining),)))
+            reports.append({"name": name, "split": split.name, "why": "a proof without search that there is no tiling"})
     winner, race_laps = race(entrants, _is_answer, stop, deadline)
     laps += [_lap_report(lap) for lap in race_laps]
     if winner is not None:
-        route = (list(routing.routes) + certificates)[[lap.name for lap in race_laps].index(winner.name)]
         for solution in winner.value.solutions:
             collector.add(solution)
+        report = reports[[lap.name for lap in race_laps].index(winner.name)]
         how = f"won a race of {len(race_laps)} in {winner.seconds:.2f} s"
-        report = route.report(plan) if winner.name == route.name else {"name": winner.name, "split": route.split.name}
         return _with_route(_outcome_of(winner.value), {**report, "how": how, "race": laps})
     none_started = all(lap.error is not None and lap.error.startswith("the process ended") for lap in race_laps)
     if none_started and not stop.is_set():

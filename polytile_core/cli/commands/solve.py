@@ -170,9 +170,10 @@ def summary(result: Result) -> str:
 
 def explain(plan: Plan) -> str:
     """The routes ``backend = "auto"`` would take for ``plan``, best first, and why."""
-    if plan.candidates is None:
-        split = f" with the {plan.split.name} split" if plan.split else ""
-        return f"backend named: {plan.backend.name}{split}; auto chooses nothing (remove solve.backend to let it)"
+    if plan.candidates is None or plan.backend is not None:
+        named = plan.backend.name if plan.backend else "?"
+        with_split = f" with the {plan.split.name} split" if plan.split else ""
+        return f"backend named: {named}{with_split}; auto chooses nothing (remove solve.backend to let it)"
     model = plan.build()
     features = model_features(model)
     routing = choose(plan, features)
@@ -180,15 +181,16 @@ def explain(plan: Plan) -> str:
     described = ", ".join(sorted(features)) or "a plain exact cover"
     lines = [f"mode {mode}; the model has {model.num_variables} variables, {len(model.constraints)} rows: {described}"]
     if routing.race:
-        lines.append(f"first {routing.routes[0].name} in this process for {HEAD_START:g} s (when the model builds within that),")
-        lines.append(f"then a race of {len(routing.routes)} routes in processes ({plan.jobs} jobs); the first answer wins:")
+        best, width = routing.routes[0].name, len(routing.routes)
+        lines.append(f"first {best} in this process for {HEAD_START:g} s (when the model builds within that),")
+        lines.append(f"then a race of {width} routes in processes ({plan.jobs} jobs); the first answer wins:")
     else:
         lines.append("the route:")
     lines += [f"  {number}. {route.name}: {route.why}" for number, route in enumerate(routing.routes, 1)]
     raced = {route.split.name for route in routing.routes if route.split is not None}
-    for split in routing.certificates:
-        where = "as a route" if split.name in raced else "in a process of its own"
-        lines.append(f"  and the impossibility certificate of {split.name} ({where}): a proof without search, when it has one")
+    for certificate in routing.certificates:
+        where = "as a route" if certificate.name in raced else "in a process of its own"
+        lines.append(f"  and the impossibility certificate of {certificate.name} ({where}): a proof without search")
     if routing.passed_over:
         lines.append("passed over:")
         lines += [f"  {reason}" for reason in routing.passed_over]
