@@ -78,6 +78,8 @@ def make_converter() -> cattrs.Converter:
             if not isinstance(value, (list, tuple)):
                 raise ValueError(f"expected a list, got {_show(value)}")
             if typing.get_origin(cl) is tuple and rest and rest[0] is not Ellipsis:
+                if len(value) != len(rest) + 1:
+                    raise ValueError(f"expected {len(rest) + 1} items, got {_show(value)}")
                 return tuple(converter.structure(item, t) for item, t in zip(value, (item_type, *rest)))
             errors, items = [], []
             for index, item in enumerate(value):

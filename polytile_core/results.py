@@ -50,6 +50,17 @@ class Solution:
         default=None, metadata={"description": "key of the split part that found it (split runs only)"}
     )
 
+    # In a notebook: the picture (see polytile_core.display).
+    def _repr_svg_(self) -> str | None:
+        from polytile_core.display import solutions_result, svg_of
+
+        return svg_of(solutions_result([self]))
+
+    def _repr_html_(self) -> str:
+        from polytile_core.display import html_of, solutions_result
+
+        return html_of(solutions_result([self]))
+
 
 @attrs.frozen
 class SubproblemReport:
@@ -88,6 +99,17 @@ class Result:
     details: dict[str, str | int | float] = attrs.field(
         factory=dict, metadata={"description": "extra facts: rules used, speedup measures, ..."}
     )
+
+    # In a notebook: the picture (a gallery of at most 12 solutions) and a status line.
+    def _repr_svg_(self) -> str | None:
+        from polytile_core.display import svg_of
+
+        return svg_of(self)
+
+    def _repr_html_(self) -> str:
+        from polytile_core.display import caption_of, html_of
+
+        return html_of(self, caption_of(self))
 
     @property
     def gap(self) -> float | None:

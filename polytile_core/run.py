@@ -7,6 +7,7 @@ marked ``interrupted``.
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from collections.abc import Callable
@@ -14,7 +15,8 @@ from collections.abc import Callable
 import attrs
 
 from polytile_core.backend import BackendResult
-from polytile_core.model import Model
+from polytile_core.errors import InputError
+from polytile_core.model import BuildStopped, Model, build_limits
 from polytile_core.pipeline import Plan
 from polytile_core.results import Found, PlacedPiece, Result, Solution, Termination
 from polytile_core.symmetry import (
@@ -47,7 +49,15 @@ def solution_of(model: Model, ones: list[int]) -> Solution:
 
 
 def build_model(plan: Plan) -> Model:
-    return plan.builder.provides(plan.pieces, plan.region, plan.builder_options)
+    # A large model is millions of small tuples that never form cycles: the cycle collector
+    # would only scan the growing heap again and again (it doubles the 100×100 build's time).
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return plan.builder.provides(plan.pieces, plan.region, plan.builder_options)
+    finally:
+        if paused:
+            gc.enable()
 
 
 def default_keep(plan: Plan) -> int | None:
@@ -101,18 +111,16 @@ def run(
     on_progress: Callable[[Progress], None] | None = None,
     stop: threading.Event | None = None,
 ) -> Result:
-    """Solve a plan and return its Result. ``stop`` ends the run early (interrupted)."""
+    """Solve a plan and return its Result. ``stop`` ends the run early (interrupted).
+
+    The time limit covers the whole run: building the model stops at the deadline too,
+    and the backend gets what is left.  A second Ctrl-C while the backend is stopping
+    returns at once with the solutions received so far.
+    """
     stop = stop or threading.Event()
     started = time.perf_counter()
-    model = build_model(plan)
-    if plan.distinct and not model.symmetries and plan.region is not None and model.placements:
-        # Only when asked: on a large board this costs about as much as building the model.
-        model.symmetries = placement_symmetries(model, plan.region)
-    in_search = _distinct_in_search(plan)
-    accept = _canonical_filter(plan, model) if plan.distinct and not in_search and plan.settings.mode == "all" else None
-    collector = _Collector(
-        default_keep(plan), on_solution, want_all=accept is not None, rank=_ranking(plan, model), accept=accept
-    )
+    deadline = None if plan.settings.time_limit is None else time.monotonic() + plan.settings.time_limit
+    collector = _Collector(default_keep(plan), on_solution, want_all=False)
     # Filled by a split run: parts done, parts in all, solutions counted in finished parts.
     parts_state = {"done": 0, "total": None, "counted": 0}
     outcome: dict = {}
@@ -120,22 +128,30 @@ def run(
 
     def work():
         try:
+            with build_limits(deadline, stop):
+                model = outcome["model"] = _prepared_model(plan)
+            _configure(collector, plan, model)
+            timed = plan if deadline is None else _with_time_left(plan, deadline - time.monotonic())
+            if timed is None:
+                raise BuildStopped("time_limit")
             if plan.split is None:
-                result = _solve_whole(plan, model, collector, stop, in_search)
+                result = _solve_whole(timed, model, collector, stop, _distinct_in_search(plan))
             else:
                 from polytile_core.parallel import solve_split
 
-                result = solve_split(plan, model, collector, stop, parts_state)
+                result = solve_split(timed, model, collector, stop, parts_state)
             if plan.distinct:
                 result = _with_distinct(plan, model, result, collector, stop)
             outcome["result"] = result
+        except BuildStopped as stopped:
+            outcome["result"] = _unbuilt(plan, Termination(stopped.reason))
         except BaseException as exc:  # handed to the calling thread
             outcome["error"] = exc
         finally:
             done.set()
 
     worker = threading.Thread(target=work, name="polytile-solve", daemon=True)
-    interrupted = False
+    interrupted = abandoned = False
     worker.start()
     try:
         while not done.wait(0.2):
@@ -144,24 +160,90 @@ def run(
     except KeyboardInterrupt:
         interrupted = True
         stop.set()
-        done.wait()
-    if "error" in outcome:
+        try:
+            done.wait()
+        except KeyboardInterrupt:  # a second Ctrl-C: do not wait for the backend to stop
+            abandoned = True
+    if abandoned:
+        result = _abandoned(plan, collector, parts_state)
+    elif "error" in outcome:
         raise outcome["error"]
-    result: Result = outcome["result"]
+    else:
+        result = outcome["result"]
     if interrupted or (stop.is_set() and result.termination == Termination.COMPLETED and plan.settings.mode != "one"):
         result = attrs.evolve(result, termination=Termination.INTERRUPTED)
     if on_progress:
         on_progress(_progress(collector, parts_state, started))
-    details = {**model.details, **result.details}
-    if model.verify is not None:
-        for solution in collector.kept:
+    with collector.lock:
+        kept = tuple(collector.kept)
+    model = outcome.get("model")
+    if model is not None and model.verify is not None and not abandoned:
+        for solution in kept:
             model.verify(solution)
+    if plan.region is not None:
+        region = tuple(sorted(plan.region.cells))
+    else:
+        region = tuple(sorted(model.board)) if model is not None else ()
     return attrs.evolve(
         result,
-        solutions=tuple(collector.kept),
+        solutions=kept,
         seconds=time.perf_counter() - started,
-        region=tuple(sorted(plan.region.cells)) if plan.region else tuple(sorted(model.board)),
-        details=details,
+        region=region,
+        details={**(model.details if model is not None else {}), **result.details},
+    )
+
+
+def _prepared_model(plan: Plan) -> Model:
+    model = build_model(plan)
+    if plan.distinct and not model.symmetries and plan.region is not None and model.placements:
+        # Only when asked: on a large board this costs about as much as building the model.
+        model.symmetries = placement_symmetries(model, plan.region)
+    return model
+
+
+def _configure(collector: _Collector, plan: Plan, model: Model) -> None:
+    """Tell the collector, once the model is known, how to rank and filter solutions."""
+    in_search = _distinct_in_search(plan)
+    accept = _canonical_filter(plan, model) if plan.distinct and not in_search and plan.settings.mode == "all" else None
+    collector.rank = _ranking(plan, model)
+    collector.accept = accept
+    collector.want_all = accept is not None
+
+
+def _with_time_left(plan: Plan, seconds: float) -> Plan | None:
+    """The plan with the time left after building as its backend's limit (None when none is left)."""
+    if seconds <= 0:
+        return None
+    return attrs.evolve(plan, settings=attrs.evolve(plan.settings, time_limit=seconds))
+
+
+def _unbuilt(plan: Plan, termination: Termination) -> Result:
+    why = "the time limit ran out" if termination == Termination.TIME_LIMIT else "the run was stopped"
+    return Result(
+        termination=termination,
+        found=Found.NONE,
+        mode=plan.settings.mode,
+        backend=plan.backend.name,
+        raw_status="not solved",
+        message=f"{why} before the backend could start (while building the model, or just after)",
+    )
+
+
+def _abandoned(plan: Plan, collector: _Collector, parts_state: dict) -> Result:
+    """What a run that did not wait for its backend to stop knows: what was streamed
+    (in mode count, only what finished parts counted: the backend's own count is lost)."""
+    with collector.lock:
+        seen = collector.seen
+    counted = max(seen, parts_state["counted"])
+    listing = plan.settings.mode == "all" or (plan.settings.mode == "count" and counted > 0)
+    return Result(
+        termination=Termination.INTERRUPTED,
+        found=Found.FEASIBLE if seen else Found.NONE,
+        mode=plan.settings.mode,
+        backend=plan.backend.name,
+        raw_status="abandoned",
+        count=counted if listing else None,
+        message="a second Ctrl-C: the backend was not waited for; these are the solutions it had sent",
     )
 
 

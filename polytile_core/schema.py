@@ -47,6 +47,17 @@ class PieceSpec:
     max: int | None = attrs.field(default=None, metadata=_doc("most number of copies"))
     unlimited: bool = attrs.field(default=False, metadata=_doc("any number of copies, none included"))
 
+    # In a notebook: the piece, or every piece of the family, side by side.
+    def _repr_svg_(self) -> str | None:
+        from polytile_core.display import shapes_of, shelf_solution, solutions_result, svg_of
+
+        return svg_of(solutions_result([shelf_solution(shapes_of(self))]))
+
+    def _repr_html_(self) -> str:
+        from polytile_core.display import html_of, shapes_of, shelf_solution, solutions_result
+
+        return html_of(solutions_result([shelf_solution(shapes_of(self))]))
+
 
 @attrs.frozen
 class SolveSpec:

@@ -18,9 +18,13 @@ from polytile_core.commands.render import prepare_renderer
 from polytile_core.pipeline import load_plan, read_pipeline
 from polytile_core.progress import ProgressLine
 from polytile_core.resultfile import result_text, write_result
+from polytile_core.resultlines import ResultLines
 from polytile_core.results import Result, Termination
 from polytile_core.run import run
 
+
+# Solutions a streamed run (-o FILE.jsonl) keeps in memory, for the summary and --render.
+STREAMED_KEEP = 12
 
 # A run that ends in an error (a part that failed) gives no complete answer: scripts must see it.
 EXIT_CODES = {Termination.ERROR: 1, Termination.INTERRUPTED: 130}
@@ -44,7 +48,12 @@ def add(subparsers):
     command.add_argument(
         "--resume", action="store_true", help="with --checkpoint: skip the parts FILE holds, count them in"
     )
-    command.add_argument("-o", "--output", metavar="FILE", help="write the result as .json or .toml ('-' = JSON on stdout)")
+    command.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write the result as .json, .toml or .jsonl (streamed: a line per solution as found; '-' = JSON on stdout)",
+    )
     command.add_argument("--force", action="store_true", help="replace the output file if it exists")
     command.add_argument(
         "--render", metavar="FILE", help="also draw the result: .svg, .png or .txt (options: [options.render])"
@@ -88,6 +97,7 @@ def solve(arguments) -> int:
         plan = attrs.evolve(plan, checkpoint=Checkpoint.open(arguments.checkpoint, plan, resume=arguments.resume))
     to_stdout = arguments.output == "-"
     report = sys.stderr if to_stdout else sys.stdout
+    lines = None
     try:
         # The result file, and the picture's format, options and file, are checked now, not
         # after a long run.
@@ -97,22 +107,35 @@ def solve(arguments) -> int:
         if arguments.render:
             tables = read_pipeline(arguments.pipeline).options
             draw = prepare_renderer(host, arguments.render, tables=tables, force=arguments.force)
+        if arguments.output and Path(arguments.output).suffix == ".jsonl":
+            # Streamed: each solution goes to the file as it comes; the run keeps only a few.
+            lines = ResultLines(arguments.output, plan, replace=arguments.force)
+            if plan.keep is None:
+                plan = attrs.evolve(plan, keep=STREAMED_KEEP)
         with ProgressLine(sys.stderr, enabled=not arguments.quiet) as progress:
-            result = run(plan, on_progress=progress)
+            result = run(plan, on_progress=progress, on_solution=lines.add if lines else None)
     except InputError as exc:
+        if lines is not None:
+            lines.discard()
         raise exc.with_source(arguments.pipeline) from None
+    except BaseException:
+        if lines is not None:
+            lines.discard()
+        raise
     saving = (arguments.output and not to_stdout) or draw is not None
     with interrupts_held():
         if saving and result.termination.value == "interrupted" and not arguments.quiet:
             print("polytile: interrupted; saving what was found", file=sys.stderr, flush=True)
-        if arguments.output and not to_stdout:
+        if lines is not None:
+            lines.finish(result)
+        elif arguments.output and not to_stdout:
             write_result(result, arguments.output, replace=arguments.force)
         if to_stdout:
             sys.stdout.write(result_text(result))
         if draw is not None:
             draw(result)
-    if not arguments.quiet:
-        print(summary(result), file=report)
+        if not arguments.quiet:
+            print(summary(result), file=report)
     return EXIT_CODES.get(result.termination, 0)
 
 

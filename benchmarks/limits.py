@@ -1,0 +1,98 @@
+"""Limits that hold: building the 100×100 model with unlimited pentominoes (peak memory,
+time), and ``time_limit = 5`` on it with CP-SAT (wall time, status, peak memory).
+
+    .venv/bin/python benchmarks/limits.py [--repeat 3] [--only build|limit]
+
+Each measurement runs in a fresh process, which reports its own peak resident memory
+(``ru_maxrss``), so one measurement's memory cannot leak into the next.  Prints medians.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+
+PIPELINE = """
+[region]
+width = 100
+height = 100
+[[pieces]]
+family = "pentominoes"
+unlimited = true
+[solve]
+backend = "cpsat"
+time_limit = 5
+"""
+
+BUILD = """
+import resource, time
+from polytile_core.builtin import CLASSIC_FAMILIES, build_tiling
+from polytile_core.geometry import Region, cells_from_rows
+from polytile_core.problem import PieceType
+pieces = tuple(PieceType(name, cells_from_rows(rows), "free", 0, None)
+               for name, rows in CLASSIC_FAMILIES["pentominoes"].items())
+started = time.perf_counter()
+model = build_tiling(pieces, Region.rectangle(100, 100))
+seconds = time.perf_counter() - started
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(f"{seconds} {peak} {model.num_variables}")
+"""
+
+# The CLI run, in-process, so the peak memory is the run's own.
+LIMIT = """
+import resource, sys, time
+from polytile_core.cli import main
+started = time.perf_counter()
+code = main(["solve", sys.argv[1], "-q", "-o", sys.argv[2], "--force"])
+seconds = time.perf_counter() - started
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(f"{seconds} {peak} {code}")
+"""
+
+
+def child(code: str, *arguments: str) -> list[str]:
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(code), *arguments], capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"the measurement failed:\n{done.stderr}")
+    return done.stdout.split()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--only", choices=("build", "limit"))
+    arguments = parser.parse_args()
+    print(f"load: {os.getloadavg()[0]:.1f} (1-minute average), {time.strftime('%Y-%m-%d %H:%M')}")
+    if arguments.only in (None, "build"):
+        runs = [child(BUILD) for _ in range(arguments.repeat)]
+        seconds = statistics.median(float(run[0]) for run in runs)
+        peak = statistics.median(float(run[1]) for run in runs)
+        print(f"build 100x100, unlimited pentominoes: {runs[0][2]} variables, {seconds:.2f} s, peak {peak:.0f} MB")
+    if arguments.only in (None, "limit"):
+        with tempfile.TemporaryDirectory() as folder:
+            pipeline = os.path.join(folder, "big.toml")
+            output = os.path.join(folder, "result.json")
+            with open(pipeline, "w") as stream:
+                stream.write(PIPELINE)
+            runs = []
+            for _ in range(arguments.repeat):
+                seconds, peak, _ = child(LIMIT, pipeline, output)
+                with open(output) as stream:
+                    result = json.load(stream)
+                runs.append((float(seconds), float(peak), result["termination"], result["found"]))
+        seconds = statistics.median(run[0] for run in runs)
+        peak = statistics.median(run[1] for run in runs)
+        statuses = sorted({f"{run[2]}/{run[3]}" for run in runs})
+        print(f"solve with time_limit = 5 (cpsat): {seconds:.2f} s, peak {peak:.0f} MB, status {', '.join(statuses)}")
+        print("  each run:", ", ".join(f"{run[0]:.2f} s" for run in runs))
+
+
+if __name__ == "__main__":
+    main()
