@@ -59,13 +59,15 @@ def build_tiling(pieces: tuple[PieceType, ...], region: Region, options=None) ->
     shared_cell = {cell: cell for cell in region.cells}
     covering: dict[tuple[int, int], list[tuple[int, int]]] = {cell: [] for cell in sorted(region.cells)}
     for piece in pieces:
-        terms = []
-        for number, placed in enumerate(placements(piece.orientations(), region)):
-            cells = tuple(shared_cell[cell] for cell in placed)
-            term = (model.add_variable(f"{piece.name}#{number}", placement=Placement(piece.name, cells)), 1)
-            terms.append(term)
-            for cell in cells:
-                covering[cell].append(term)
+        terms: list[tuple[int, int]] = []
+        for shape in piece.orientations():  # one at a time: ``add_variable`` checks the run's clock between them
+            for placed in placements([shape], region):
+                cells = tuple(shared_cell[cell] for cell in placed)
+                label = f"{piece.name}#{len(terms)}"
+                term = (model.add_variable(label, placement=Placement(piece.name, cells)), 1)
+                terms.append(term)
+                for cell in cells:
+                    covering[cell].append(term)
         if piece.exact:
             model.add_constraint(terms, "==", piece.minimum, f"piece {piece.name}")
         else:

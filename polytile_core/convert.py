@@ -36,7 +36,9 @@ def _show(value) -> str:
 
 
 def _strict(kind):
-    def structure(value, _):
+    def structure(value, cl):
+        if cl is not kind and issubclass(cl, enum.Enum):  # a str enum such as Termination
+            return _member(value, cl)
         ok = isinstance(value, kind) and not (kind in (int, float) and isinstance(value, bool))
         if kind is float and isinstance(value, int) and not isinstance(value, bool):
             return float(value)
@@ -45,6 +47,14 @@ def _strict(kind):
         return value
 
     return structure
+
+
+def _member(value, cl):
+    for member in cl:
+        if value == member.value and type(value) is type(member.value):
+            return member
+    choices = ", ".join(repr(member.value) for member in cl)
+    raise ValueError(f"expected one of {choices}, got {_show(value)}")
 
 
 def _is_list(cl) -> bool:

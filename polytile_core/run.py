@@ -110,14 +110,17 @@ def run(
     on_solution: Callable[[Solution], None] | None = None,
     on_progress: Callable[[Progress], None] | None = None,
     stop: threading.Event | None = None,
+    abandon: threading.Event | None = None,
 ) -> Result:
-    """Solve a plan and return its Result. ``stop`` ends the run early (interrupted).
+    """Solve a plan and return its Result. ``stop`` ends the run early (interrupted), as
+    Ctrl-C does; ``abandon`` (or a second Ctrl-C) returns at once, with the solutions
+    received so far, without waiting for the backend to stop.
 
     The time limit covers the whole run: building the model stops at the deadline too,
-    and the backend gets what is left.  A second Ctrl-C while the backend is stopping
-    returns at once with the solutions received so far.
+    and the backend gets what is left.
     """
     stop = stop or threading.Event()
+    abandon = abandon or threading.Event()
     started = time.perf_counter()
     deadline = None if plan.settings.time_limit is None else time.monotonic() + plan.settings.time_limit
     collector = _Collector(default_keep(plan), on_solution, want_all=False)
@@ -151,19 +154,17 @@ def run(
             done.set()
 
     worker = threading.Thread(target=work, name="polytile-solve", daemon=True)
-    interrupted = abandoned = False
+    interrupted = False
     worker.start()
-    try:
-        while not done.wait(0.2):
-            if on_progress:
-                on_progress(_progress(collector, parts_state, started))
-    except KeyboardInterrupt:
-        interrupted = True
-        stop.set()
+    while not (done.is_set() or abandon.is_set()):
         try:
-            done.wait()
-        except KeyboardInterrupt:  # a second Ctrl-C: do not wait for the backend to stop
-            abandoned = True
+            while not (done.wait(0.2) or abandon.is_set()):
+                if on_progress:
+                    on_progress(_progress(collector, parts_state, started))
+        except KeyboardInterrupt:
+            interrupted = True
+            (abandon if stop.is_set() else stop).set()
+    abandoned = not done.is_set()
     if abandoned:
         result = _abandoned(plan, collector, parts_state)
     elif "error" in outcome:

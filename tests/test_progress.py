@@ -12,7 +12,10 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from polytile_core.progress import ProgressLine, elapsed_text, progress_text
+from polytile_core.resultfile import read_result
 from polytile_core.run import Progress
 
 # 8×8 with dominoes has 12,988,816 tilings (OEIS A004003): listing them all takes far
@@ -160,3 +163,33 @@ def test_json_on_stdout_stays_clean_while_the_progress_line_runs(tmp_path):
     result = json.loads(stdout)  # nothing but the JSON on stdout
     assert result["termination"] == "time_limit"
     assert "solutions" in shown and "status: time_limit" in shown
+
+
+@pytest.mark.parametrize("output", ["out.json", "out.jsonl"])
+def test_two_quick_ctrl_c_still_write_what_was_found(tmp_path, output):
+    """The second Ctrl-C comes while the backend is still stopping: the run does not wait
+    for it, and the result file holds the solutions found so far, marked interrupted."""
+    pipeline = tmp_path / "dominoes.toml"
+    pipeline.write_text(LONG_RUN)
+    process, controller = _start_in_terminal([str(pipeline), "--mode", "all", "-o", output], tmp_path)
+    try:
+        shown = _read_until(controller, lambda text: any(_shown_counts(text)), timeout=90)
+        assert any(_shown_counts(shown)), f"no progress seen: {shown!r}"
+        os.killpg(process.pid, signal.SIGINT)
+        time.sleep(0.01)
+        os.killpg(process.pid, signal.SIGINT)
+        stdout, _ = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(controller)
+    assert process.returncode == 130, stdout.decode()
+    result = read_result(tmp_path / output)
+    assert result.termination.value == "interrupted"
+    assert 0 < len(result.solutions) and result.count >= len(result.solutions)
+    if output.endswith(".jsonl"):  # streamed: every solution is in the file
+        assert len(result.solutions) == result.count
+    for solution in result.solutions[:50]:
+        cells = [cell for placed in solution.placements for cell in placed.cells]
+        assert sorted(cells) == [(x, y) for x in range(8) for y in range(8)]
+    assert not [path.name for path in tmp_path.iterdir() if path.name.endswith(".tmp")]

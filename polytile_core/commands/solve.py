@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import signal
 import sys
+import threading
 from pathlib import Path
 
 import attrs
@@ -112,8 +113,11 @@ def solve(arguments) -> int:
             lines = ResultLines(arguments.output, plan, replace=arguments.force)
             if plan.keep is None:
                 plan = attrs.evolve(plan, keep=STREAMED_KEEP)
-        with ProgressLine(sys.stderr, enabled=not arguments.quiet) as progress:
-            result = run(plan, on_progress=progress, on_solution=lines.add if lines else None)
+        stop, abandon = threading.Event(), threading.Event()
+        with ctrl_c_sets(stop, abandon):
+            with ProgressLine(sys.stderr, enabled=not arguments.quiet) as progress:
+                result = run(plan, on_progress=progress, on_solution=lines.add if lines else None, stop=stop, abandon=abandon)
+            save(arguments, result, lines, draw, report)
     except InputError as exc:
         if lines is not None:
             lines.discard()
@@ -122,29 +126,38 @@ def solve(arguments) -> int:
         if lines is not None:
             lines.discard()
         raise
-    saving = (arguments.output and not to_stdout) or draw is not None
-    with interrupts_held():
-        if saving and result.termination.value == "interrupted" and not arguments.quiet:
-            print("polytile: interrupted; saving what was found", file=sys.stderr, flush=True)
-        if lines is not None:
-            lines.finish(result)
-        elif arguments.output and not to_stdout:
-            write_result(result, arguments.output, replace=arguments.force)
-        if to_stdout:
-            sys.stdout.write(result_text(result))
-        if draw is not None:
-            draw(result)
-        if not arguments.quiet:
-            print(summary(result), file=report)
     return EXIT_CODES.get(result.termination, 0)
 
 
+def save(arguments, result: Result, lines: ResultLines | None, draw, report) -> None:
+    """Write the result file, the picture and the summary."""
+    to_stdout = arguments.output == "-"
+    saving = (arguments.output and not to_stdout) or draw is not None
+    if saving and result.termination.value == "interrupted" and not arguments.quiet:
+        print("polytile: interrupted; saving what was found", file=sys.stderr, flush=True)
+    if lines is not None:
+        lines.finish(result)
+    elif arguments.output and not to_stdout:
+        write_result(result, arguments.output, replace=arguments.force)
+    if to_stdout:
+        sys.stdout.write(result_text(result))
+    if draw is not None:
+        draw(result)
+    if not arguments.quiet:
+        print(summary(result), file=report)
+
+
 @contextlib.contextmanager
-def interrupts_held():
-    """Ctrl-C is ignored while the result is saved: a second Ctrl-C after the one that
-    stopped the search must not lose what the search found."""
+def ctrl_c_sets(stop: threading.Event, abandon: threading.Event):
+    """Ctrl-C sets ``stop`` (the search stops, what it found is saved); a second one sets
+    ``abandon`` (the run stops waiting for the backend to stop).  Ctrl-C never raises
+    here, so none can come between the end of the run and the saving of what it found."""
+
+    def on_ctrl_c(signum, frame):
+        (abandon if stop.is_set() else stop).set()
+
     try:
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        previous = signal.signal(signal.SIGINT, on_ctrl_c)
     except ValueError:  # not the main thread: an embedding program handles its own signals
         yield
         return
