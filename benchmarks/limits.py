@@ -33,9 +33,10 @@ time_limit = 5
 
 BUILD = """
 import resource, time
-from polytile_core.builtin import CLASSIC_FAMILIES, build_tiling
-from polytile_core.geometry import Region, cells_from_rows
-from polytile_core.problem import PieceType
+from polytile_core.host.builtin import CLASSIC_FAMILIES
+from polytile_core.model.tiling import build_tiling
+from polytile_core.model.geometry import Region, cells_from_rows
+from polytile_core.model.problem import PieceType
 pieces = tuple(PieceType(name, cells_from_rows(rows), "free", 0, None)
                for name, rows in CLASSIC_FAMILIES["pentominoes"].items())
 started = time.perf_counter()
@@ -48,7 +49,7 @@ print(f"{seconds} {peak} {model.num_variables}")
 # The CLI run, in-process, so the peak memory is the run's own.
 LIMIT = """
 import resource, sys, time
-from polytile_core.cli import main
+from polytile_core.cli.main import main
 started = time.perf_counter()
 code = main(["solve", sys.argv[1], "-q", "-o", sys.argv[2], "--force"])
 seconds = time.perf_counter() - started

@@ -25,7 +25,7 @@ ROOT = Path(__file__).parent.parent
 PIPELINE = ROOT / "examples" / "pentomino-6x10.toml"
 CHILD = """
 import resource, sys, time
-from polytile_core.cli import main
+from polytile_core.cli.main import main
 started = time.perf_counter()
 code = main(sys.argv[1:])
 print(time.perf_counter() - started, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, code, file=sys.stderr)
@@ -74,7 +74,7 @@ def main() -> None:
 def earlier_size(folder: str) -> int:
     """The size the listing took before solutions were stored compactly."""
     from polytile_core.convert import CONVERTER
-    from polytile_core.resultfile import read_result
+    from polytile_core.output.resultfile import read_result
 
     result = read_result(Path(folder) / "all.json")
     data = CONVERTER.unstructure(result)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from polytile_core import api, display
+from polytile_core import api
+from polytile_core.output import notebook
 from polytile_core.errors import InputError
-from polytile_core.results import Found, PlacedPiece, Result, Solution, Termination
+from polytile_core.output.results import Found, PlacedPiece, Result, Solution, Termination
 
 DOMINOES = Solution((PlacedPiece("D", ((0, 0), (1, 0))), PlacedPiece("E", ((0, 1), (1, 1)))))
 RESULT = Result(
@@ -32,7 +33,7 @@ def test_a_gallery_has_a_cap():
 
 
 def test_without_an_svg_renderer_the_ascii_picture_is_shown(monkeypatch):
-    monkeypatch.setattr(display, "svg_renderer", lambda: None)
+    monkeypatch.setattr(notebook, "_find_svg_renderer", lambda: None)
     assert RESULT._repr_svg_() is None
     page = RESULT._repr_html_()
     assert "<pre>DD\nEE\n\nDD" in page and "(12 of 30 solutions shown)" in page
@@ -43,4 +44,4 @@ def test_without_an_svg_renderer_the_ascii_picture_is_shown(monkeypatch):
 @pytest.mark.parametrize("options", [{"limit": 0}, {"columns": "two"}])
 def test_bad_gallery_options_are_refused(options):
     with pytest.raises(InputError, match="limit|columns"):
-        display.svg_of(RESULT, **options)
+        notebook.svg_of(RESULT, **options)

@@ -9,13 +9,14 @@ import time
 import pytest
 
 from polytile_core import api, hookimpl
-from polytile_core.backend import BackendResult
-from polytile_core.builtin import CLASSIC_FAMILIES, build_tiling
-from polytile_core.geometry import Region, cells_from_rows
-from polytile_core.model import BuildStopped, build_limits
-from polytile_core.problem import PieceType
-from polytile_core.results import Found, Termination
-from polytile_core.run import run
+from polytile_core.host.contracts import BackendResult, SolveSettings
+from polytile_core.host.builtin import CLASSIC_FAMILIES
+from polytile_core.model.tiling import build_tiling
+from polytile_core.model.geometry import Region, cells_from_rows
+from polytile_core.model.zero_one import BuildStopped, build_limits
+from polytile_core.model.problem import PieceType
+from polytile_core.output.results import Found, Termination
+from polytile_core.solve.run import run
 from polytile_core.testing import fresh_host
 
 PENTOMINOES = tuple(
@@ -55,7 +56,6 @@ def test_a_run_whose_time_runs_out_while_building_reports_time_limit():
 
 def test_cpsat_stops_translating_the_model_at_the_deadline():
     from polytile_cpsat import CpsatBackend
-    from polytile_core.backend import SolveSettings
 
     model = build_tiling(PENTOMINOES, BOARD)
     answer = CpsatBackend().solve(model, SolveSettings(mode="one", time_limit=1e-9), lambda ones: None, threading.Event())

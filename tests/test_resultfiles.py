@@ -9,10 +9,10 @@ import jsonschema
 import pytest
 
 from polytile_core import api
-from polytile_core.cli import main
-from polytile_core.commands import solve as solve_command
-from polytile_core.resultfile import read_result, write_result
-from polytile_core.run import run
+from polytile_core.cli.main import main
+from polytile_core.cli.commands import solve as solve_command
+from polytile_core.output.resultfile import read_result, write_result
+from polytile_core.solve.run import run
 
 ROOT = Path(__file__).parent.parent
 # 5×6 with L-trominoes: 72 tilings (OEIS A084478, shared/oracles.md).
