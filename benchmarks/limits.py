@@ -82,17 +82,17 @@ def main() -> None:
             output = os.path.join(folder, "result.json")
             with open(pipeline, "w") as stream:
                 stream.write(PIPELINE)
-            runs = []
+            timed: list[tuple[float, float, str]] = []
             for _ in range(arguments.repeat):
-                seconds, peak, _ = child(LIMIT, pipeline, output)
+                wall, memory, _ = child(LIMIT, pipeline, output)
                 with open(output) as stream:
                     result = json.load(stream)
-                runs.append((float(seconds), float(peak), result["termination"], result["found"]))
-        seconds = statistics.median(run[0] for run in runs)
-        peak = statistics.median(run[1] for run in runs)
-        statuses = sorted({f"{run[2]}/{run[3]}" for run in runs})
+                timed.append((float(wall), float(memory), f"{result['termination']}/{result['found']}"))
+        seconds = statistics.median(run[0] for run in timed)
+        peak = statistics.median(run[1] for run in timed)
+        statuses = sorted({run[2] for run in timed})
         print(f"solve with time_limit = 5 (cpsat): {seconds:.2f} s, peak {peak:.0f} MB, status {', '.join(statuses)}")
-        print("  each run:", ", ".join(f"{run[0]:.2f} s" for run in runs))
+        print("  each run:", ", ".join(f"{run[0]:.2f} s" for run in timed))
 
 
 if __name__ == "__main__":

@@ -16,9 +16,9 @@ from collections.abc import Iterator, Sequence
 
 import attrs
 
-from polytile_core.convert import structure
 from polytile_core.config.pipeline import Plan, make_plan
-from polytile_core.config.schema import Pipeline, PieceSpec
+from polytile_core.config.schema import PieceSpec, Pipeline
+from polytile_core.convert import structure
 from polytile_core.host.registry import Host
 from polytile_core.model.geometry import Region, rows_from_cells
 from polytile_core.output.notebook import gallery

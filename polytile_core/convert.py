@@ -14,7 +14,6 @@ import typing
 
 import attrs
 import cattrs
-from cattrs.gen import make_dict_structure_fn
 from cattrs.errors import (
     AttributeValidationNote,
     ClassValidationError,
@@ -22,6 +21,7 @@ from cattrs.errors import (
     IterableValidationError,
     IterableValidationNote,
 )
+from cattrs.gen import make_dict_structure_fn
 
 from polytile_core.errors import InputError
 
@@ -96,7 +96,10 @@ def make_converter() -> cattrs.Converter:
                 try:
                     items.append(converter.structure(item, item_type))
                 except Exception as exc:  # collected into one group, like cattrs does
-                    exc.__notes__ = [*getattr(exc, "__notes__", []), IterableValidationNote(f"Structuring {cl} @ index {index}", index, item_type)]
+                    exc.__notes__ = [
+                        *getattr(exc, "__notes__", []),
+                        IterableValidationNote(f"Structuring {cl} @ index {index}", index, item_type),
+                    ]
                     errors.append(exc)
             if errors:
                 raise IterableValidationError(f"While structuring {cl}", errors, cl)

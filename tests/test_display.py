@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from polytile_core import api
-from polytile_core.output import notebook
 from polytile_core.errors import InputError
+from polytile_core.output import notebook
 from polytile_core.output.results import Found, PlacedPiece, Result, Solution, Termination
 
 DOMINOES = Solution((PlacedPiece("D", ((0, 0), (1, 0))), PlacedPiece("E", ((0, 1), (1, 1)))))
@@ -23,7 +23,16 @@ def test_a_result_a_solution_and_a_family_draw_as_svg():
     assert DOMINOES._repr_svg_().count('class="piece"') == 4
     tetrominoes = api.family("tetrominoes")._repr_svg_()
     assert tetrominoes.count('class="piece"') == 5 * 4
-    assert len({tag.split('data-piece="')[1].split('"')[0] for tag in tetrominoes.split("<rect")[1:] if "data-piece" in tag}) == 5
+    assert (
+        len(
+            {
+                tag.split('data-piece="')[1].split('"')[0]
+                for tag in tetrominoes.split("<rect")[1:]
+                if "data-piece" in tag
+            }
+        )
+        == 5
+    )
     assert api.piece("L", ["#.", "##"])._repr_svg_().count('class="piece"') == 3
 
 

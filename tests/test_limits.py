@@ -9,12 +9,12 @@ import time
 import pytest
 
 from polytile_core import api, hookimpl
-from polytile_core.host.contracts import BackendResult, SolveSettings
 from polytile_core.host.builtin import CLASSIC_FAMILIES
-from polytile_core.model.tiling import build_tiling
+from polytile_core.host.contracts import BackendResult, SolveSettings
 from polytile_core.model.geometry import Region, cells_from_rows
-from polytile_core.model.zero_one import BuildStopped, build_limits
 from polytile_core.model.problem import PieceType
+from polytile_core.model.tiling import build_tiling
+from polytile_core.model.zero_one import BuildStopped, build_limits
 from polytile_core.output.results import Found, Termination
 from polytile_core.solve.run import run
 from polytile_core.testing import fresh_host
@@ -58,7 +58,9 @@ def test_cpsat_stops_translating_the_model_at_the_deadline():
     from polytile_cpsat import CpsatBackend
 
     model = build_tiling(PENTOMINOES, BOARD)
-    answer = CpsatBackend().solve(model, SolveSettings(mode="one", time_limit=1e-9), lambda ones: None, threading.Event())
+    answer = CpsatBackend().solve(
+        model, SolveSettings(mode="one", time_limit=1e-9), lambda ones: None, threading.Event()
+    )
     assert (answer.termination, answer.found) == (Termination.TIME_LIMIT, Found.NONE)
     assert answer.raw_status == "stopped while translating the model"
 
@@ -86,7 +88,9 @@ def test_abandoning_returns_the_streamed_solutions_without_waiting():
         def polytile_register_backends(self, register):
             register("stubborn", lambda options: backend)
 
-    plan = api.plan((3, 1), [api.piece("M", ["#"], unlimited=True)], backend="stubborn", mode="all", host=fresh_host(Plugin()))
+    plan = api.plan(
+        (3, 1), [api.piece("M", ["#"], unlimited=True)], backend="stubborn", mode="all", host=fresh_host(Plugin())
+    )
     stop, abandon = threading.Event(), threading.Event()
 
     def press_twice():
@@ -99,5 +103,9 @@ def test_abandoning_returns_the_streamed_solutions_without_waiting():
         result = run(plan, stop=stop, abandon=abandon)
     finally:
         backend.release.set()
-    assert (result.termination, result.found, result.raw_status) == (Termination.INTERRUPTED, Found.FEASIBLE, "abandoned")
+    assert (result.termination, result.found, result.raw_status) == (
+        Termination.INTERRUPTED,
+        Found.FEASIBLE,
+        "abandoned",
+    )
     assert result.count == 3 and len(result.solutions) == 3

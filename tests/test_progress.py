@@ -152,7 +152,9 @@ def test_ctrl_c_stops_the_run_and_writes_the_solutions_found_so_far(tmp_path):
 def test_json_on_stdout_stays_clean_while_the_progress_line_runs(tmp_path):
     pipeline = tmp_path / "dominoes.toml"
     pipeline.write_text(LONG_RUN)
-    process, controller = _start_in_terminal([str(pipeline), "--mode", "count", "--time-limit", "1.5", "-o", "-"], tmp_path)
+    process, controller = _start_in_terminal(
+        [str(pipeline), "--mode", "count", "--time-limit", "1.5", "-o", "-"], tmp_path
+    )
     try:
         stdout, _ = process.communicate(timeout=90)
         shown = _read_until(controller, lambda text: False, timeout=0.5)

@@ -9,8 +9,8 @@ import jsonschema
 import pytest
 
 from polytile_core import api
-from polytile_core.cli.main import main
 from polytile_core.cli.commands import solve as solve_command
+from polytile_core.cli.main import main
 from polytile_core.output.resultfile import read_result, write_result
 from polytile_core.solve.run import run
 
@@ -93,7 +93,11 @@ def test_json_and_jsonl_hold_the_same_tilings(tmp_path, pipeline):
 
 
 def test_a_result_reads_back_as_it_was_written(tmp_path):
-    result = api.solve(api.plan(["###", "#.#", "###"], [api.piece("L", ["##", "#."], count=2), api.piece("I", ["##"])], backend="cpsat"))
+    result = api.solve(
+        api.plan(
+            ["###", "#.#", "###"], [api.piece("L", ["##", "#."], count=2), api.piece("I", ["##"])], backend="cpsat"
+        )
+    )
     for name in ("r.json", "r.toml"):
         write_result(result, tmp_path / name)
         assert read_result(tmp_path / name) == result
@@ -104,16 +108,25 @@ def test_a_result_reads_back_as_it_was_written(tmp_path):
     [
         ([], "no closing line"),
         (['{"line": "solution", "placements": []}'], "starts with its header line"),
-        (["HEADER", '{"line": "solution", "placements": [["L", [0, 0, 1]]]}', "END"], "line 2.placements[0]: expected x and y"),
+        (
+            ["HEADER", '{"line": "solution", "placements": [["L", [0, 0, 1]]]}', "END"],
+            "line 2.placements[0]: expected x and y",
+        ),
         (["HEADER", '{"line": "solution", "placements": []}'], "no closing line"),
         (["HEADER", "END", "END"], "line 3: nothing may follow the closing line"),
         (["HEADER", "{not json"], "line 2: not JSON"),
-        (["HEADER", '{"line": "solution", "placements": []}', "END"], "the closing line says 0 solutions, the file holds 1"),
+        (
+            ["HEADER", '{"line": "solution", "placements": []}', "END"],
+            "the closing line says 0 solutions, the file holds 1",
+        ),
     ],
 )
 def test_a_broken_jsonl_file_is_refused_in_one_line(tmp_path, capsys, lines, expected):
     header = '{"line": "header", "problem": "tiling", "mode": "all", "backend": "cpsat", "pieces": ["L"]}'
-    end = '{"line": "end", "termination": "completed", "found": "feasible", "mode": "all", "backend": "cpsat", "solutions_written": 0}'
+    end = (
+        '{"line": "end", "termination": "completed", "found": "feasible", "mode": "all", "backend": "cpsat",'
+        ' "solutions_written": 0}'
+    )
     path = tmp_path / "broken.jsonl"
     path.write_text("".join(line.replace("HEADER", header).replace("END", end) + "\n" for line in lines))
     assert main(["render", str(path), "-o", str(tmp_path / "out.txt")]) == 2

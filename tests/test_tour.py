@@ -30,7 +30,9 @@ def _cell(notebook, source_start: str):
 
 def test_the_tour_runs_and_its_results_draw_themselves():
     notebook = nbformat.read(TOUR, as_version=4)
-    NotebookClient(notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(TOUR.parent)}}).execute()
+    NotebookClient(
+        notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(TOUR.parent)}}
+    ).execute()
 
     shown = _outputs(_cell(notebook, "result  #"))
     svg = shown["image/svg+xml"]

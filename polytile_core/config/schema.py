@@ -46,7 +46,9 @@ class PieceSpec:
     name: str | None = attrs.field(default=None, metadata=doc("the piece's name (its first letter is drawn)"))
     shape: list[str] | None = attrs.field(default=None, metadata=doc("the piece as ASCII rows: '#' a cell, '.' empty"))
     cells: list[list[int]] | None = attrs.field(default=None, metadata=doc("the piece as a list of [x, y] cells"))
-    family: str | None = attrs.field(default=None, metadata=doc("a named family instead of a shape, e.g. 'pentominoes'"))
+    family: str | None = attrs.field(
+        default=None, metadata=doc("a named family instead of a shape, e.g. 'pentominoes'")
+    )
     n: int | None = attrs.field(default=None, metadata=doc("size parameter of a family such as 'n-ominoes'"))
     kind: Kind = attrs.field(default="free", metadata=doc("free (rotate and reflect), one-sided (rotate) or fixed"))
     count: int | None = attrs.field(default=None, metadata=doc("exact number of copies of each piece"))
@@ -74,7 +76,9 @@ class PieceSpec:
 class SolveSpec:
     """How to solve: what to look for, with which backend, within which limits."""
 
-    mode: Mode = attrs.field(default="one", metadata=doc("one: find a tiling; all: list every tiling; count: count them"))
+    mode: Mode = attrs.field(
+        default="one", metadata=doc("one: find a tiling; all: list every tiling; count: count them")
+    )
     backend: str = attrs.field(default="cpsat", metadata=doc("the backend plugin (see `polytile plugins`)"))
     time_limit: float | None = attrs.field(default=None, metadata=doc("seconds before giving up (whole run)"))
     workers: int | None = attrs.field(default=None, metadata=doc("solver threads per solve (backend default if unset)"))

@@ -11,10 +11,10 @@ import typing
 
 import attrs
 
+from polytile_core.config.schema import Pipeline
 from polytile_core.host.registry import Host
 from polytile_core.output.resultfile import RunHeader, StoredSolution
 from polytile_core.output.results import Result
-from polytile_core.config.schema import Pipeline
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 _SCALARS = {int: "integer", float: "number", str: "string", bool: "boolean"}
@@ -39,7 +39,9 @@ def type_schema(kind, *, nullable: bool) -> dict:
         if origin is tuple and arguments and arguments[-1] is not Ellipsis:
             items = [type_schema(argument, nullable=nullable) for argument in arguments]
             return {"type": "array", "prefixItems": items, "minItems": len(items), "maxItems": len(items)}
-        return {"type": "array", "items": type_schema(arguments[0], nullable=nullable)} if arguments else {"type": "array"}
+        return (
+            {"type": "array", "items": type_schema(arguments[0], nullable=nullable)} if arguments else {"type": "array"}
+        )
     if kind is dict or origin is dict:
         value = arguments[1] if arguments else typing.Any
         if value is typing.Any:
@@ -128,7 +130,7 @@ def result_lines_schema() -> dict:
     return {
         "$schema": DIALECT,
         "title": "polytile result lines",
-        "description": "Each line of a .jsonl result file: the header first, a line per solution, the closing line last.",
+        "description": "A line of a .jsonl result file: the header first, a line per solution, the closing line last.",
         "oneOf": [
             _tagged(class_schema(RunHeader, nullable=True), "header", "the first line"),
             _tagged(class_schema(StoredSolution, nullable=True), "solution", "one solution, as it was found"),

@@ -15,10 +15,8 @@ from typing import Any
 import attrs
 import pluggy
 
-from polytile_core.host import builtin
-
-from polytile_core.host import hookspecs
 from polytile_core.errors import InputError
+from polytile_core.host import builtin, hookspecs
 from polytile_core.output import notebook
 
 CAPABILITIES = ("families", "builders", "decomposers", "backends", "renderers", "executors")
@@ -104,9 +102,7 @@ class Host:
         available = self.registry[capability]
         if name not in available:
             known = ", ".join(sorted(available)) or "none"
-            raise InputError(
-                f"no {SINGULAR[capability]} called {name!r} is installed (installed: {known})"
-            )
+            raise InputError(f"no {SINGULAR[capability]} called {name!r} is installed (installed: {known})")
         return available[name]
 
     def plugin_origins(self) -> dict[str, str]:

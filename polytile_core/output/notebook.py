@@ -28,8 +28,12 @@ GALLERY_LIMIT = 12
 SHELF = 6
 
 
+def _no_svg_renderer() -> Any:
+    return None
+
+
 # Returns the installed svg renderer's registration (``provides``, ``options``), or None.
-_find_svg_renderer: Callable[[], Any] = lambda: None
+_find_svg_renderer: Callable[[], Any] = _no_svg_renderer
 
 
 def use_svg_renderer(find: Callable[[], Any]) -> None:
@@ -63,7 +67,9 @@ def text_of(result: Result, limit: int = GALLERY_LIMIT) -> str:
 def html_of(result: Result, caption: str = "", **options) -> str:
     """The picture (SVG, else ASCII) with an optional caption below, as HTML."""
     svg = svg_of(result, **options)
-    picture = svg if svg is not None else f"<pre>{html.escape(text_of(result, options.get('limit', GALLERY_LIMIT)))}</pre>"
+    picture = (
+        svg if svg is not None else f"<pre>{html.escape(text_of(result, options.get('limit', GALLERY_LIMIT)))}</pre>"
+    )
     return picture + (f"<p>{html.escape(caption)}</p>" if caption else "")
 
 

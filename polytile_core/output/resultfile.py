@@ -52,7 +52,7 @@ def _flat(cells) -> list[int]:
 def _pairs(flat: tuple[int, ...], where: str) -> tuple[tuple[int, int], ...]:
     if len(flat) % 2:
         raise InputError(f"expected x and y for each cell, got {len(flat)} numbers", path=where)
-    return tuple(zip(flat[::2], flat[1::2]))
+    return tuple(zip(flat[::2], flat[1::2], strict=True))
 
 
 def solution_data(solution: Solution) -> dict:
@@ -281,4 +281,3 @@ def read_result_lines(path: str | Path) -> Result:
     if written != len(solutions):
         raise InputError(f"the closing line says {written} solutions, the file holds {len(solutions)}", source=source)
     return attrs.evolve(result_from_data(closing, source=source), solutions=tuple(solutions))
-

@@ -13,7 +13,6 @@ from collections.abc import Callable
 import attrs
 
 
-
 class Termination(str, enum.Enum):
     COMPLETED = "completed"
     TIME_LIMIT = "time_limit"
@@ -79,7 +78,9 @@ class Result:
     mode: str = attrs.field(metadata={"description": "one, all or count (or optimize for enclosures)"})
     backend: str = attrs.field(metadata={"description": "the backend plugin that solved it"})
     raw_status: str = attrs.field(default="", metadata={"description": "the backend's own status"})
-    count: int | None = attrs.field(default=None, metadata={"description": "number of solutions (exact when completed)"})
+    count: int | None = attrs.field(
+        default=None, metadata={"description": "number of solutions (exact when completed)"}
+    )
     distinct_count: int | None = attrs.field(
         default=None, metadata={"description": "solutions up to the region's symmetry, when asked for"}
     )
@@ -87,7 +88,9 @@ class Result:
     objective: int | None = attrs.field(default=None, metadata={"description": "best objective found"})
     bound: float | None = attrs.field(default=None, metadata={"description": "proven bound on the objective"})
     seconds: float = attrs.field(default=0.0, metadata={"description": "wall time of the whole run"})
-    message: str = attrs.field(default="", metadata={"description": "a human explanation (e.g. an impossibility proof)"})
+    message: str = attrs.field(
+        default="", metadata={"description": "a human explanation (e.g. an impossibility proof)"}
+    )
     region: tuple[tuple[int, int], ...] = attrs.field(default=(), metadata={"description": "the region's cells"})
     subproblems: tuple[SubproblemReport, ...] = attrs.field(
         default=(), metadata={"description": "per-part reports of a split run"}

@@ -200,7 +200,10 @@ def _solve_whole(
 ) -> Outcome:
     backend = plan.backend.provides(plan.backend_options)
     answer = backend.solve(
-        model, attrs.evolve(plan.settings, distinct=in_search), lambda ones: collector.add(solution_of(model, ones)), stop
+        model,
+        attrs.evolve(plan.settings, distinct=in_search),
+        lambda ones: collector.add(solution_of(model, ones)),
+        stop,
     )
     count = answer.count
     if plan.settings.mode in ("all", "count") and count is None:

@@ -42,7 +42,7 @@ def _translate(model: Model, deadline: float | None, stop: threading.Event):
         return stop.is_set() or (deadline is not None and time.monotonic() >= deadline)
 
     cp = cp_model.CpModel()
-    xs = []
+    xs: list[cp_model.IntVar] = []
     for start in range(0, model.num_variables, CHECK_EVERY * 16):
         if out_of_time():
             return None

@@ -10,7 +10,9 @@ from polytile_core.host.registry import Host
 
 def add(subparsers):
     command = subparsers.add_parser("schema", help="print the JSON Schema of pipeline or result files")
-    command.add_argument("which", choices=("pipeline", "result", "result-lines"), help="result-lines: a line of a .jsonl file")
+    command.add_argument(
+        "which", choices=("pipeline", "result", "result-lines"), help="result-lines: a line of a .jsonl file"
+    )
     command.set_defaults(func=show_schema)
 
 

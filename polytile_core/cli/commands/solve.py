@@ -10,18 +10,16 @@ from pathlib import Path
 
 import attrs
 
-
+from polytile_core.cli.commands.render import prepare_renderer
+from polytile_core.cli.progress import ProgressLine
+from polytile_core.config.pipeline import Plan, load_plan, read_pipeline
 from polytile_core.errors import InputError
-from polytile_core.solve.checkpoint import Checkpoint
 from polytile_core.host.registry import Host
 from polytile_core.output.picture import ascii_picture
-from polytile_core.cli.commands.render import prepare_renderer
-from polytile_core.config.pipeline import Plan, load_plan, read_pipeline
-from polytile_core.cli.progress import ProgressLine
 from polytile_core.output.resultfile import ResultLines, RunHeader, result_text, write_result
 from polytile_core.output.results import Result, Termination
+from polytile_core.solve.checkpoint import Checkpoint
 from polytile_core.solve.run import run
-
 
 # Solutions a streamed run (-o FILE.jsonl) keeps in memory, for the summary and --render.
 STREAMED_KEEP = 12
@@ -40,7 +38,9 @@ def add(subparsers):
     command.add_argument("--jobs", type=int, metavar="N", help="parts of a split solved at once")
     command.add_argument("--executor", help="executor plugin for the parts of a split")
     command.add_argument(
-        "--scheduler", metavar="ADDRESS", help="a Dask scheduler, tcp://HOST:PORT, for the parts (implies --executor dask)"
+        "--scheduler",
+        metavar="ADDRESS",
+        help="a Dask scheduler, tcp://HOST:PORT, for the parts (implies --executor dask)",
     )
     command.add_argument(
         "--checkpoint", metavar="FILE", help="record each finished part of a split run in FILE (JSON lines)"
@@ -52,7 +52,7 @@ def add(subparsers):
         "-o",
         "--output",
         metavar="FILE",
-        help="write the result as .json, .toml or .jsonl (streamed: a line per solution as found; '-' = JSON on stdout)",
+        help="write the result as .json, .toml or .jsonl (streamed, a line per solution); '-' = JSON on stdout",
     )
     command.add_argument("--force", action="store_true", help="replace the output file if it exists")
     command.add_argument(
@@ -115,7 +115,9 @@ def solve(arguments) -> int:
         stop, abandon = threading.Event(), threading.Event()
         with ctrl_c_sets(stop, abandon):
             with ProgressLine(sys.stderr, enabled=not arguments.quiet) as progress:
-                result = run(plan, on_progress=progress, on_solution=lines.add if lines else None, stop=stop, abandon=abandon)
+                result = run(
+                    plan, on_progress=progress, on_solution=lines.add if lines else None, stop=stop, abandon=abandon
+                )
             save(arguments, result, lines, draw, report)
     except InputError as exc:
         if lines is not None:
@@ -183,7 +185,9 @@ def ctrl_c_sets(stop: threading.Event, abandon: threading.Event):
 
 def summary(result: Result) -> str:
     """What a person wants to see: the status, the count, the first picture."""
-    lines = [f"status: {result.termination.value}, {result.found.value.replace('_', ' ')} ({result.backend}: {result.raw_status})"]
+    lines = [
+        f"status: {result.termination.value}, {result.found.value.replace('_', ' ')} ({result.backend}: {result.raw_status})"
+    ]
     if result.message:
         lines.append(result.message)
     if result.count is not None:
@@ -200,5 +204,3 @@ def summary(result: Result) -> str:
         lines.append(ascii_picture(result.solutions[0], result.region))
     lines.append(f"time: {result.seconds:.2f} s")
     return "\n".join(lines)
-
-
