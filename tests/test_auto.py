@@ -142,7 +142,7 @@ def test_jobs_default_to_the_usable_cores_for_auto_only():
 
 
 def test_explain_prints_the_routes_without_solving(capsys):
-    assert main(["solve", "--explain", str(ROOT / "examples" / "pentominoes-30x40.toml"), "--jobs", "2"]) == 0
+    assert main(["solve", "--explain", str(ROOT / "examples" / "pentomino-6x10.toml"), "--jobs", "2"]) == 0
     printed = capsys.readouterr().out
     assert "a race of 4 routes" in printed and "1. exactcover" in printed
     assert "blocks + exactcover" in printed and "status:" not in printed
@@ -179,7 +179,7 @@ def test_a_named_backend_never_runs_another(monkeypatch):
 
 def _no_head_start(monkeypatch):
     """Make every model count as large, so the race starts at once."""
-    monkeypatch.setattr(run_module, "HEAD_START", 0.0)
+    monkeypatch.setattr(run_module, "SMALL_MODEL", 0.0)
 
 
 def test_a_small_problem_is_answered_in_process_before_any_race():
@@ -198,7 +198,7 @@ def test_a_race_won_early_leaves_no_process_behind(monkeypatch):
     assert {child.pid for child in psutil.Process().children(recursive=True)} == before
     check_tiling(plan, result)
     route = result.details["route"]
-    assert route["how"].startswith("won a race of 4")
+    assert route["how"].startswith("won a race of 3")  # a large model: one route per job, and the certificate
     outcomes = sorted(lap["outcome"] for lap in route["race"])
     assert outcomes.count("won") == 1, route["race"]
 
@@ -322,3 +322,8 @@ def test_a_parity_certificate_races_for_a_problem_with_no_tiling(monkeypatch):
     laps = {lap["route"]: lap["outcome"] for lap in result.details["route"]["race"]}
     assert "checkerboard certificate" in laps  # with one job the checkerboard split is no route, so it races alone
     assert "won" in laps.values()
+
+
+def test_distinct_keeps_working_with_no_backend():
+    result = api.solve(api.plan(L_2X4, [L_PIECE], mode="count", distinct=True))
+    assert (result.count, result.distinct_count) == (2, 1)  # shared/oracles.md: 2x4, 2 L-tetrominoes

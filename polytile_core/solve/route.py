@@ -8,7 +8,7 @@ adds its own rank for the mode to its backend's.
 
 - Mode ``one`` on a tiling, with no split named: every fitting backend on the whole
   problem, and every split that ranks mode ``one`` with its best backend, raced
-  (``RACE_WIDTH_PER_JOB`` routes per job, best first); the splits that declare a
+  (two routes per job, one for a large model, best first); the splits that declare a
   certificate race too.
 - Other modes, or a split named in the pipeline: the one best route.
 """
@@ -24,7 +24,9 @@ from polytile_core.host.registry import Registration
 
 # Routes raced per job (per usable core, by default): a route that waits on another's
 # core still starts, and the routes that would lose are stopped as soon as one wins.
+# Each racer builds the model again, so a model that is slow to build races one per job.
 RACE_WIDTH_PER_JOB = 2
+RACE_WIDTH_PER_JOB_LARGE_MODEL = 1
 
 
 @attrs.frozen
@@ -84,8 +86,9 @@ def _features_text(features: frozenset[str]) -> str:
     return ", ".join(sorted(features)) or "a plain exact cover"
 
 
-def choose(plan: Plan, features: frozenset[str]) -> Routing:
-    """The routes for a plan whose backend is ``auto``, given its model's features."""
+def choose(plan: Plan, features: frozenset[str], *, large_model: bool = False) -> Routing:
+    """The routes for a plan whose backend is ``auto``, given its model's features (and
+    whether the model is slow to build, which narrows a race)."""
     candidates = plan.candidates
     if candidates is None:
         raise ValueError("choose() is for plans whose backend is auto")
@@ -143,7 +146,8 @@ def choose(plan: Plan, features: frozenset[str]) -> Routing:
         else ()
     )
     if mode == "one" and plan.problem == "tiling" and len(routes) > 1:
-        width = max(2, RACE_WIDTH_PER_JOB * plan.jobs)
+        per_job = RACE_WIDTH_PER_JOB_LARGE_MODEL if large_model else RACE_WIDTH_PER_JOB
+        width = max(2, per_job * plan.jobs)
         passed_over += tuple(
             f"{route.name}: not raced (only {width} routes race with {plan.jobs} jobs)" for route in routes[width:]
         )

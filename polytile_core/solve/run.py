@@ -74,7 +74,7 @@ def run(
                 models.append(_prepared_model(plan))
             model = models[0]
             small = time.perf_counter() - state.started <= SMALL_MODEL
-            routing = choose(plan, model_features(model)) if plan.backend is None else None
+            routing = choose(plan, model_features(model), large_model=not small) if plan.backend is None else None
             chosen = routing.routes[0].applied(plan) if routing is not None and not routing.race else plan
             _configure(collector, chosen, model)
             timed = chosen if deadline is None else _with_time_left(chosen, deadline - time.monotonic())

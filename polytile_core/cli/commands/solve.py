@@ -6,6 +6,7 @@ import contextlib
 import signal
 import sys
 import threading
+import time
 from pathlib import Path
 
 import attrs
@@ -34,10 +35,13 @@ def add(subparsers):
     command = subparsers.add_parser("solve", help="solve a pipeline file")
     command.add_argument("pipeline", help="the pipeline TOML file")
     command.add_argument("--mode", choices=("one", "all", "count"), help="find one, list all, or count")
-    command.add_argument("--backend", help="backend plugin (overrides solve.backend)")
+    command.add_argument("--backend", help="backend plugin, or auto: polytile chooses (overrides solve.backend)")
     command.add_argument("--time-limit", type=float, metavar="S", help="seconds before giving up")
     command.add_argument("--distinct", action="store_true", help="also count solutions up to the region's symmetry")
-    command.add_argument("--jobs", type=int, metavar="N", help="parts of a split solved at once")
+    command.add_argument(
+        "--jobs", type=int, metavar="N",
+        help="parts of a split, or routes of a race, at once (default: the usable cores with backend auto, else 1)",
+    )
     command.add_argument("--executor", help="executor plugin for the parts of a split")
     command.add_argument(
         "--scheduler",
@@ -224,15 +228,23 @@ def explain(plan: Plan) -> str:
         named = plan.backend.name if plan.backend else "?"
         with_split = f" with the {plan.split.name} split" if plan.split else ""
         return f"backend named: {named}{with_split}; auto chooses nothing (remove solve.backend to let it)"
+    started = time.perf_counter()
     model = plan.build()
+    built = time.perf_counter() - started
     features = model_features(model)
-    routing = choose(plan, features)
+    routing = choose(plan, features, large_model=built > SMALL_MODEL)
     mode = plan.settings.mode
     described = ", ".join(sorted(features)) or "a plain exact cover"
-    lines = [f"mode {mode}; the model has {model.num_variables} variables, {len(model.constraints)} rows: {described}"]
+    lines = [
+        f"mode {mode}; the model has {model.num_variables} variables, {len(model.constraints)} rows: {described}; "
+        f"built in {built:.2f} s"
+    ]
     if routing.race:
         best, width = routing.routes[0].name, len(routing.routes)
-        lines.append(f"first {best} in this process for {HEAD_START:g} s (when the model builds within {SMALL_MODEL:g} s),")
+        if built > SMALL_MODEL:
+            lines.append(f"no head start (the model took over {SMALL_MODEL:g} s to build): each racer builds it again,")
+        else:
+            lines.append(f"first {best} in this process for {HEAD_START:g} s,")
         lines.append(f"then a race of {width} routes in processes ({plan.jobs} jobs); the first answer wins:")
     else:
         lines.append("the route:")
