@@ -84,16 +84,32 @@ def race(
     is_answer: Callable[[Any], bool],
     stop: threading.Event,
     deadline: float | None = None,
+    here: Sequence[Entrant] = (),
 ) -> tuple[Lap | None, list[Lap]]:
     """Run every entrant at once; return the winning lap (``None`` when none answered
     before ``stop`` or the ``deadline``, a ``time.perf_counter()`` value) and every lap,
-    in the entrants' order."""
+    in the entrants' order, then those of ``here``: short calls made in this process,
+    one after the other, while the racers start (they cannot be stopped, so they must
+    be bounded; what they need may already be here, such as a model)."""
     racers: list[_Racer] = []
     laps: dict[int, Lap] = {}
     winner: Lap | None = None
     try:
         for entrant in entrants:
             racers.append(_start(entrant))
+        extra = []
+        for entrant in here:
+            started = time.perf_counter()
+            try:
+                value = entrant.target(*entrant.args)
+            except Exception as exc:  # reported as this entrant's lap, like a racer's error
+                extra.append(
+                    Lap(entrant.name, time.perf_counter() - started, "error", error=f"{type(exc).__name__}: {exc}")
+                )
+                continue
+            won = winner is None and is_answer(value)
+            extra.append(Lap(entrant.name, time.perf_counter() - started, "won" if won else "finished", value))
+            winner = extra[-1] if won else winner
         waiting: dict[Any, int] = {racer.answer: index for index, racer in enumerate(racers)}
         while waiting and winner is None and not stop.is_set():
             if deadline is not None and time.perf_counter() >= deadline:
@@ -116,7 +132,7 @@ def race(
             racer.answer.close()
             if index not in laps:
                 laps[index] = Lap(racer.entrant.name, now - racer.started, "stopped")
-    return winner, [laps[index] for index in range(len(racers))]
+    return winner, [laps[index] for index in range(len(racers))] + extra
 
 
 def _lap(racer: _Racer) -> Lap:

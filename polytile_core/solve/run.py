@@ -267,11 +267,11 @@ def _on_one_route(outcome: Outcome, plan: Plan, routing: Routing | None) -> Outc
     return attrs.evolve(_with_route(outcome, report), backend=plan.backend.name)
 
 
-def certify(plan: Plan) -> Result:
-    """What a certificate racer runs: its split's proof that there is no tiling (found
-    without search), or a result that is no answer."""
+def certify(plan: Plan, model: Model) -> Result:
+    """A split's proof that there is no tiling, found without search (run in this
+    process while the racers start), or a result that is no answer."""
     assert plan.split is not None
-    split = plan.split.provides.split(plan.tiling_problem(), plan.build(), plan.build, plan.split_options)
+    split = plan.split.provides.split(plan.tiling_problem(), model, plan.build, plan.split_options)
     if split.impossible:
         return Result(Termination.COMPLETED, Found.INFEASIBLE, plan.settings.mode, AUTO, "no subproblem",
                       message=split.impossible)
@@ -342,15 +342,16 @@ def _race(
     remaining = None if deadline is None else max(0.01, deadline - time.perf_counter())
     entrants = [Entrant(route.name, run, (_racer_plan(plan, route, remaining),)) for route in routing.routes]
     reports = [route.report(plan) for route in routing.routes]
-    # A split raced as a route gives its certificate itself; the others race as certificates.
+    # A split raced as a route gives its certificate itself; the others are asked here,
+    # on this process's model, while the racers start.
     raced = {route.split.name for route in routing.routes if route.split is not None}
+    here = []
     for split in routing.certificates:
         if split.name not in raced:
-            certificate = Route(best.backend, split)
             name = f"{split.name} certificate"
-            entrants.append(Entrant(name, certify, (_racer_plan(plan, certificate, remaining),)))
+            here.append(Entrant(name, certify, (_racer_plan(plan, Route(best.backend, split), remaining), model)))
             reports.append({"name": name, "split": split.name, "why": "a proof without search that there is no tiling"})
-    winner, race_laps = race(entrants, _is_answer, stop, deadline)
+    winner, race_laps = race(entrants, _is_answer, stop, deadline, here)
     laps += [_lap_report(lap) for lap in race_laps]
     if winner is not None:
         for solution in winner.value.solutions:

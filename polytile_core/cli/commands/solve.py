@@ -251,7 +251,7 @@ def explain(plan: Plan) -> str:
     lines += [f"  {number}. {route.name}: {route.why}" for number, route in enumerate(routing.routes, 1)]
     raced = {route.split.name for route in routing.routes if route.split is not None}
     for certificate in routing.certificates:
-        where = "as a route" if certificate.name in raced else "in a process of its own"
+        where = "as a route" if certificate.name in raced else "here, while the racers start"
         lines.append(f"  and the impossibility certificate of {certificate.name} ({where}): a proof without search")
     if routing.passed_over:
         lines.append("passed over:")
