@@ -3,6 +3,7 @@ and leaves no process behind, explicit choices are obeyed, counts stay exact."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -327,3 +328,13 @@ def test_a_parity_certificate_races_for_a_problem_with_no_tiling(monkeypatch):
 def test_distinct_keeps_working_with_no_backend():
     result = api.solve(api.plan(L_2X4, [L_PIECE], mode="count", distinct=True))
     assert (result.count, result.distinct_count) == (2, 1)  # shared/oracles.md: 2x4, 2 L-tetrominoes
+
+
+def test_a_streamed_result_file_of_an_auto_run_names_the_backend_that_answered(tmp_path):
+    pipeline = tmp_path / "l.toml"
+    pipeline.write_text((ROOT / "examples" / "l-tetromino-2x4.toml").read_text())
+    out = tmp_path / "all.jsonl"
+    assert main(["solve", str(pipeline), "-q", "-o", str(out)]) == 0
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert lines[0]["backend"] == "auto" and lines[-1]["backend"] == "exactcover"
+    assert lines[-1]["count"] == 2  # shared/oracles.md: Garvie & Burkardt 2022, intro

@@ -15,7 +15,7 @@ from polytile_core.cli.commands.render import prepare_renderer
 from polytile_core.cli.progress import ProgressLine
 from polytile_core.config.pipeline import Plan, load_plan, read_pipeline
 from polytile_core.errors import InputError
-from polytile_core.host.capabilities import model_features
+from polytile_core.host.capabilities import AUTO, model_features
 from polytile_core.host.registry import Host
 from polytile_core.output.picture import ascii_picture
 from polytile_core.output.resultfile import ResultLines, RunHeader, result_text, write_result
@@ -151,7 +151,7 @@ def header_of(plan: Plan) -> RunHeader:
         line="header",
         problem=plan.problem,
         mode=plan.settings.mode,
-        backend=plan.backend.name,
+        backend=plan.backend.name if plan.backend else AUTO,  # auto: the end line names the one that answered
         pieces=tuple(piece.name for piece in plan.pieces),
         time_limit=plan.settings.time_limit,
         distinct=plan.distinct,
