@@ -23,10 +23,10 @@ import platform
 import statistics
 import time
 
+from polytile_exactcover.cover import cover_problem
+
 from polytile_core import api
 from polytile_core.model.tiling import build_tiling
-
-from polytile_exactcover.cover import cover_problem
 
 EXPECTED = {"6x10 all": 9356, "6x10 distinct": 2339, "8x8 dominoes count": 12_988_816}
 
@@ -37,7 +37,7 @@ def matrix(plan, keep=lambda placement: True):
     problem = cover_problem(model)
     rows = [
         sorted(item - 1 for item in items)
-        for (items, _), var in zip(problem.options, problem.variables)
+        for (items, _), var in zip(problem.options, problem.variables, strict=True)
         if keep(model.placements[var])
     ]
     return problem.n_items, rows
@@ -87,7 +87,7 @@ def xcover_all(columns, rows):
     return lambda: sum(1 for _ in xcover.covers(rows, primary=list(range(columns))))
 
 
-def xcover_zdd_count(columns, rows, memo):
+def xcover_zdd_count(columns, rows, *, memo):
     """xcover's ZDD mode yields nodes (index, item, lo, hi); 0 is the empty family, 1 the
     family of the empty set, the last node the root: count its sets bottom up."""
     import xcover
@@ -143,7 +143,8 @@ def dxz_counter(columns, rows):
 def measure(entries, expected, repeats):
     """Time every tool of one task, round robin (run 1 of each tool, then run 2, ...), so
     that a change in the load of a shared machine falls on all tools alike."""
-    runs, times, notes = {}, {name: [] for name, _ in entries}, {}
+    times: dict[str, list[float]] = {name: [] for name, _ in entries}
+    runs, notes = {}, {}
     for name, make in entries:
         try:
             runs[name] = make()
