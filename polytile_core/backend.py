@@ -48,6 +48,8 @@ class BackendResult:
     bound: float | None = None
     # Solutions up to symmetry, from a backend that handled ``settings.distinct`` itself.
     distinct_count: int | None = None
+    # Facts about how the answer was reached (e.g. how the bound was proved), for Result.details.
+    details: dict = attrs.Factory(dict)
 
 
 class Backend(Protocol):

@@ -34,9 +34,11 @@ def polytile_register_families(register):
 def polytile_register_builders(register):
     """Register model builders, one per problem kind (``problem = "tiling"`` etc.).
 
-    ``register(kind, build, *, options=None, help)`` where ``build(pieces, region, options)``
-    returns a ``polytile_core.model.Model``; ``options`` is an attrs class read from the
-    pipeline's ``[options.<kind>]`` table (or ``None`` when the builder takes none).
+    ``register(kind, build, *, options=None, help, backend=None)`` where
+    ``build(pieces, region, options)`` returns a ``polytile_core.model.Model``; ``options``
+    is an attrs class read from the pipeline's ``[options.<kind>]`` table (or ``None`` when
+    the builder takes none); ``backend`` names the backend a pipeline of this kind uses
+    when it names none (default: cpsat).
     """
 
 

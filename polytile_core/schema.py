@@ -53,7 +53,11 @@ class SolveSpec:
     """How to solve: what to look for, with which backend, within which limits."""
 
     mode: Mode = attrs.field(default="one", metadata=_doc("one: find a tiling; all: list every tiling; count: count them"))
-    backend: str = attrs.field(default="cpsat", metadata=_doc("the backend plugin (see `polytile plugins`)"))
+    backend: str | None = attrs.field(
+        default=None,
+        metadata=_doc("the backend plugin (see `polytile plugins`); unset: the problem's own choice "
+                      "(cpsat for tilings, fence for enclosures)"),
+    )
     time_limit: float | None = attrs.field(default=None, metadata=_doc("seconds before giving up (whole run)"))
     workers: int | None = attrs.field(default=None, metadata=_doc("solver threads per solve (backend default if unset)"))
     seed: int | None = attrs.field(default=None, metadata=_doc("random seed for the backend"))

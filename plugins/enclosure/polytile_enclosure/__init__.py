@@ -1,7 +1,9 @@
 """polytile plugin: the largest area a set of pieces can fence in (``problem = "enclose"``).
 
-The builder writes Furmanek's ILP made exact (see ``model.py``); every solution a run
-returns is re-checked by an independent flood fill (``check.py``).
+The builder writes Furmanek's ILP made exact (see ``model.py``) and states the problem
+for the ``fence`` backend, the default for enclosures: a boundary search that proves the
+largest pocket (``fence.py``, ``backend.py``).  Every solution a run returns is re-checked
+by an independent flood fill (``check.py``).
 """
 
 from __future__ import annotations
@@ -37,7 +39,9 @@ class EncloseOptions:
                       "4: Furmanek's literal rule, corner contacts close the fence"),
     )
     score: Literal["pockets", "region"] = attrs.field(
-        default="pockets", metadata=_doc("pockets: every enclosed cell counts; region: only one connected enclosed region")
+        default="region",
+        metadata=_doc("region: the largest connected enclosed region (the classic score; the fence backend proves it); "
+                      "pockets: every enclosed cell counts (grid model backends such as cpsat only)"),
     )
     size_for_area: int = attrs.field(
         default=1,
@@ -72,4 +76,20 @@ def polytile_register_builders(register):
         build,
         options=EncloseOptions,
         help="fence in the largest area with the pieces (classic or 4-neighbour rule; all pockets or one region)",
+        backend="fence",
+    )
+
+
+def make_backend(options=None):
+    from polytile_enclosure.backend import FenceBackend
+
+    return FenceBackend()
+
+
+@hookimpl
+def polytile_register_backends(register):
+    register(
+        "fence",
+        make_backend,
+        help="enclosures only: the boundary search, which proves the largest pocket (the default for enclose)",
     )

@@ -21,6 +21,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+import attrs
+
 from polytile_core.errors import InputError
 from polytile_core.geometry import SQUARE_SYMMETRIES, Cell, Cells, Region, normalise, placements
 from polytile_core.model import Model, Placement
@@ -33,6 +35,18 @@ RULES = {
     4: "4 neighbours: a corner contact closes the fence (Furmanek's literal rule)",
 }
 SCORES = {"pockets": "pockets: every enclosed cell counts", "region": "region: one connected enclosed region"}
+
+
+@attrs.frozen
+class EnclosureProblem:
+    """The problem as stated, for the fence backend (``Model.problem``): it searches the
+    plane and then moves its fence onto the model's board."""
+
+    pieces: tuple[PieceType, ...]
+    neighbours: int
+    score: str
+    # An automatic board sized for every pocket holds every fence (docs/enclosure.md).
+    board_holds_every_fence: bool
 
 
 def fence_cells(pieces: Sequence[PieceType]) -> int:
@@ -195,6 +209,8 @@ def build(pieces: tuple[PieceType, ...], region: Region | None, options) -> Mode
     model.objective = {var: 1 for var in interior.values()}
     model.maximize = True
     model.board = frozenset(cells)
+    automatic = region is None and options.width is None and options.height is None and options.size_for_area <= 1
+    model.problem = EnclosureProblem(pieces, options.neighbours, options.score, board_holds_every_fence=automatic)
     model.details = {
         "rule": RULES[options.neighbours],
         "score": SCORES[options.score],
