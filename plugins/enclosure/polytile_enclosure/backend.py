@@ -47,6 +47,9 @@ class FenceBackend:
         for fenced in outcome.fences:
             on_solution(board.variables(fenced))
         best = max((len(fenced.pocket) for fenced in outcome.fences), default=None)
+        if outcome.proved and best is None:
+            on_solution([])  # nothing can be enclosed: every piece parked, area 0
+            best = 0
         details = {
             "method": "boundary search (docs/enclosure.md): pieces around the pocket in a cycle, area by the shoelace formula",
             "bound proof": PROOF[problem.neighbours] if outcome.proved else "the bound the backward walk had reached",
@@ -55,8 +58,7 @@ class FenceBackend:
             "dynamic program seconds": round(outcome.seconds_dp, 2),
         }
         if outcome.proved:
-            found = Found.OPTIMAL if best is not None else Found.INFEASIBLE
-            return BackendResult(Termination.COMPLETED, found, "proved", objective=best, bound=best or 0, details=details)
+            return BackendResult(Termination.COMPLETED, Found.OPTIMAL, "proved", objective=best, bound=best, details=details)
         termination = Termination.INTERRUPTED if stop.is_set() else Termination.TIME_LIMIT
         found = Found.FEASIBLE if best is not None else Found.NONE
         return BackendResult(termination, found, "stopped", objective=best, bound=outcome.bound, details=details)

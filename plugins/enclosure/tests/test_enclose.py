@@ -1,5 +1,6 @@
-"""The enclosure builder through the pipeline: known optima (oracles.md), the independent
-checker on every returned fence, a brute force on a tiny case, and bad input."""
+"""The enclosure builder's grid model on the ILP backends (CP-SAT, SCIP): known optima
+(oracles.md), the independent checker on every returned fence, a brute force on a tiny
+case, and bad input.  The fence backend, the default, has its own tests (test_fence.py)."""
 
 import itertools
 import textwrap
@@ -50,14 +51,16 @@ def test_two_trominoes_and_a_domino_close_one_cell_and_a_brute_force_agrees(tmp_
                 best[rule] = max(best[rule], enclosed_area(fence, board.cells, rule))
     pieces = "".join(f'[[pieces]]\nname = "{name}"\ncells = {[list(c) for c in cells]}\n' for name, cells in shapes.items())
     for rule, expected in best.items():
-        result = solve(tmp_path, host, pieces + f"[options.enclose]\nneighbours = {rule}\nwidth = 4\nheight = 4\n")
+        body = pieces + f'[options.enclose]\nneighbours = {rule}\nscore = "pockets"\nwidth = 4\nheight = 4\n[solve]\nbackend = "cpsat"\n'
+        result = solve(tmp_path, host, body)
         assert (result.found, result.objective, result.bound) == (Found.OPTIMAL, expected, expected)
         recheck(result, rule)
     assert best == {8: 1, 4: 1}
 
 
 def test_tetrominoes_on_a_small_board_stay_within_the_known_optimum(tmp_path, host):
-    body = '[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nwidth = 7\nheight = 7\n[solve]\ntime_limit = 15\n' + NO_LP
+    body = ('[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nscore = "pockets"\nwidth = 7\nheight = 7\n'
+            '[solve]\nbackend = "cpsat"\ntime_limit = 15\n' + NO_LP)
     result = solve(tmp_path, host, body)
     assert result.objective <= 9 <= result.bound
     assert result.details["rule"].startswith("classic")
@@ -67,7 +70,8 @@ def test_tetrominoes_on_a_small_board_stay_within_the_known_optimum(tmp_path, ho
 
 @pytest.mark.slow
 def test_tetrominoes_find_nine_on_the_automatic_board(tmp_path, host):
-    body = '[[pieces]]\nfamily = "tetrominoes"\n[solve]\ntime_limit = 300\nworkers = 2\n' + NO_LP
+    body = ('[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nscore = "pockets"\n'
+            '[solve]\nbackend = "cpsat"\ntime_limit = 300\nworkers = 2\n' + NO_LP)
     result = solve(tmp_path, host, body)
     assert result.objective == 9
     assert result.details["board"] == "9×12, sized from the pieces"
@@ -84,10 +88,12 @@ def test_the_board_for_fences_beating_nine_is_six_by_nine():
     assert max(min(box) for box in fence_boxes(tetrominoes, 8, 10)) == 6
 
 
-def test_tetrominoes_enclose_nine_proved_optimal(tmp_path, host):
+@pytest.mark.slow
+def test_tetrominoes_enclose_nine_proved_optimal_by_cpsat(tmp_path, host):
     # On the board that holds every fence enclosing 10 or more, proving 9 proves it
-    # outright.  30–70 s on 2 quiet cores: the longest test of the default run.
-    body = '[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nsize_for_area = 10\n[solve]\nworkers = 2\n' + NO_LP
+    # outright.  30–70 s on 2 quiet cores (the fence backend: well under a second).
+    body = ('[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nscore = "pockets"\nsize_for_area = 10\n'
+            '[solve]\nbackend = "cpsat"\nworkers = 2\n' + NO_LP)
     result = solve(tmp_path, host, body)
     assert result.details["board"] == "6×9, sized from the pieces for pockets of at least 10 cells"
     assert (result.termination, result.found, result.objective, result.bound) == (Termination.COMPLETED, Found.OPTIMAL, 9, 9)
@@ -99,8 +105,8 @@ def test_four_neighbour_closure_reaches_fifteen_on_an_eight_by_six_board(tmp_pat
     # The 15 fence fits 8 × 6; proved optimal there in about a second.  That board is
     # too small for the proof to hold everywhere (the result warns): the slow test
     # below finds 15 on the board that holds every fence.
-    body = ('[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nneighbours = 4\nwidth = 8\nheight = 6\n'
-            '[solve]\nworkers = 2\ntime_limit = 120\n' + NO_LP)
+    body = ('[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nneighbours = 4\nscore = "pockets"\nwidth = 8\nheight = 6\n'
+            '[solve]\nbackend = "cpsat"\nworkers = 2\ntime_limit = 120\n' + NO_LP)
     result = solve(tmp_path, host, body)
     assert (result.found, result.objective, result.bound) == (Found.OPTIMAL, 15, 15)
     assert "may not fit" in result.details["warning"]
@@ -109,7 +115,8 @@ def test_four_neighbour_closure_reaches_fifteen_on_an_eight_by_six_board(tmp_pat
 
 @pytest.mark.slow
 def test_tetrominoes_enclose_fifteen_with_four_neighbour_closure(tmp_path, host):
-    body = '[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nneighbours = 4\n[solve]\ntime_limit = 900\nworkers = 2\n' + NO_LP
+    body = ('[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nneighbours = 4\nscore = "pockets"\n'
+            '[solve]\nbackend = "cpsat"\ntime_limit = 900\nworkers = 2\n' + NO_LP)
     result = solve(tmp_path, host, body)
     assert result.objective == 15
     assert result.details["rule"].startswith("4 neighbours")
@@ -118,10 +125,12 @@ def test_tetrominoes_enclose_fifteen_with_four_neighbour_closure(tmp_path, host)
 
 def test_region_score_counts_one_pocket(tmp_path, host):
     # Eight monominoes: a 3×3 ring around one cell, under either score.
-    body = '[[pieces]]\nname = "M"\nshape = ["#"]\ncount = 8\n[options.enclose]\nscore = "region"\nwidth = 5\nheight = 5\n'
-    result = solve(tmp_path, host, body)
-    assert (result.found, result.objective) == (Found.OPTIMAL, 1)
-    recheck(result, score="region")
+    for backend in ("cpsat", "fence"):
+        body = ('[[pieces]]\nname = "M"\nshape = ["#"]\ncount = 8\n[options.enclose]\nscore = "region"\nwidth = 5\nheight = 5\n'
+                f'[solve]\nbackend = "{backend}"\n')
+        result = solve(tmp_path, host, body)
+        assert (result.found, result.objective) == (Found.OPTIMAL, 1), backend
+        recheck(result, score="region")
 
 
 def test_scip_agrees_with_cpsat(tmp_path, host):
@@ -129,7 +138,7 @@ def test_scip_agrees_with_cpsat(tmp_path, host):
         pytest.skip("the SCIP backend is not installed")
     shapes = '[[pieces]]\nfamily = "trominoes"\n[[pieces]]\nname = "D"\nshape = ["##"]\n'
     for backend in ("cpsat", "scip"):
-        body = shapes + f'[options.enclose]\nwidth = 4\nheight = 4\n[solve]\nbackend = "{backend}"\n'
+        body = shapes + f'[options.enclose]\nscore = "pockets"\nwidth = 4\nheight = 4\n[solve]\nbackend = "{backend}"\n'
         result = solve(tmp_path, host, body)
         assert (result.found, result.objective, result.bound) == (Found.OPTIMAL, 1, 1), backend
         recheck(result)
