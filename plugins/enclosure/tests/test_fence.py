@@ -168,3 +168,17 @@ def test_pentominoes_enclose_128_proved(tmp_path, host):
     result = solve(tmp_path, host, '[[pieces]]\nfamily = "pentominoes"\n[solve]\nworkers = 2\n')
     assert (result.found, result.objective, result.bound) == (Found.OPTIMAL, 128, 128)
     assert largest_pocket(result, 8) == 128
+
+
+def test_where_the_scores_differ_two_rooms_beat_one(tmp_path, host):
+    # Two E-shaped octominoes close two rooms of 2 cells side by side (4 cells in all, the
+    # pockets score of the grid model) but no single room of more than 2 (the region
+    # score, the classic definition, which the fence backend proves).
+    piece = '[[pieces]]\nname = "E"\nshape = ["##", "#.", "##", "#.", "##"]\ncount = 2\n'
+    answers = {}
+    for backend, score in (("fence", "region"), ("cpsat", "pockets")):
+        body = piece + f'[options.enclose]\nscore = "{score}"\nwidth = 6\nheight = 7\n[solve]\nbackend = "{backend}"\n'
+        result = solve(tmp_path, host, body)
+        assert result.found == Found.OPTIMAL
+        answers[score] = result.objective
+    assert answers == {"region": 2, "pockets": 4}
