@@ -90,9 +90,17 @@ static inline int may_add(Fence *self, int first, long t, int item) {
     return (t >> (prev - first - 1)) & 1;
 }
 
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 static PyObject *Fence_dp(Fence *self, PyObject *args) {
-    int first, start;
-    if (!PyArg_ParseTuple(args, "ii", &first, &start)) return NULL;
+    int first, start, timed_out = 0;
+    double seconds;
+    if (!PyArg_ParseTuple(args, "iid", &first, &start, &seconds)) return NULL;
+    double deadline = seconds > 0 ? now() + seconds : 0;
     int rest = self->n_items - first - 1, width = self->width, radius = self->radius;
     long subsets = 1L << rest, plane = (long)width * width, layer = 4 * plane;
     int16_t *table = malloc(sizeof(int16_t) * subsets * layer);
@@ -108,7 +116,8 @@ static PyObject *Fence_dp(Fence *self, PyObject *args) {
         long at = (long)mv[1] * plane + (long)(mv[2] + radius) * width + (mv[3] + radius);
         if (table[at] < mv[4]) table[at] = (int16_t)mv[4];
     }
-    for (long t = 0; t < subsets && !self->cancelled; t++) {
+    for (long t = 0; t < subsets && !self->cancelled && !timed_out; t++) {
+        if (deadline > 0 && (t & 15) == 0 && now() > deadline) timed_out = 1;
         int16_t *here = table + t * layer;
         int left = reach_left(self, first, t);
         int limit = left < radius ? left : radius;
@@ -142,7 +151,7 @@ static PyObject *Fence_dp(Fence *self, PyObject *args) {
     long origin = (long)start * plane + (long)radius * width + radius;
     for (long t = 0; t < subsets; t++) best[t] = table[t * layer + origin];
     Py_END_ALLOW_THREADS
-    if (self->cancelled) { free(table); free(best); Py_RETURN_NONE; }
+    if (self->cancelled || timed_out) { free(table); free(best); Py_RETURN_NONE; }
     free(self->tables[first * 4 + start]);
     self->tables[first * 4 + start] = table;
     PyObject *out = PyList_New(subsets);
@@ -161,12 +170,6 @@ typedef struct {
     double deadline;
     long nodes;
 } Trace;
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* Place (or, with mark = 0, lift) a visit's cells; 0 if a cell is taken or off the grid. */
 static int place(Trace *tr, int *visit, int x, int y, int mark) {
@@ -292,7 +295,8 @@ static PyObject *Fence_cancel(Fence *self, PyObject *unused) {
 }
 
 static PyMethodDef Fence_methods[] = {
-    {"dp", (PyCFunction)Fence_dp, METH_VARARGS, "dp(first, start) -> best doubled area closing after each T"},
+    {"dp", (PyCFunction)Fence_dp, METH_VARARGS,
+     "dp(first, start, seconds) -> best doubled area closing after each T (None if out of time or cancelled)"},
     {"trace", (PyCFunction)Fence_trace, METH_VARARGS,
      "trace(first, start, T, target, limit, seconds) -> (cycles, status)"},
     {"cancel", (PyCFunction)Fence_cancel, METH_NOARGS, "ask a running dp or trace to stop soon (any thread)"},

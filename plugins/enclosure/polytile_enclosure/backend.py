@@ -9,6 +9,7 @@ user the answer is the best fence on that board.
 
 from __future__ import annotations
 
+import os
 import threading
 
 from polytile_core.backend import BackendResult, OnSolution, SolveSettings
@@ -43,7 +44,7 @@ class FenceBackend:
             )
         board = BoardFit(model, problem)
         search = BoundarySearch(problem.pieces, problem.neighbours)
-        outcome = search.solve(accept=board.place, time_limit=settings.time_limit, workers=settings.workers or 2, stop=stop)
+        outcome = search.solve(accept=board.place, time_limit=settings.time_limit, workers=settings.workers or os.cpu_count() or 1, stop=stop)
         for fenced in outcome.fences:
             on_solution(board.variables(fenced))
         best = max((len(fenced.pocket) for fenced in outcome.fences), default=None)

@@ -277,7 +277,11 @@ class BoundarySearch:
         firsts = [(i, s) for i, kind in enumerate(self.items) if i == 0 or self.items[i - 1] != kind for s in self.starts]
         candidates: list[tuple[int, int, int, int]] = []
         with ThreadPoolExecutor(max(1, workers)) as pool:
-            for (first, start), best in zip(firsts, pool.map(lambda job: self.fence.dp(*job), firsts)):
+            def table(job):
+                left = 0.0 if deadline is None else max(deadline - time.perf_counter(), 1e-3)
+                return self.fence.dp(*job, left)
+
+            for (first, start), best in zip(firsts, pool.map(table, firsts)):
                 if best is None:
                     return Outcome((), None, False, 0, 0, time.perf_counter() - started)
                 candidates += [(value, first, start, t) for t, value in enumerate(best) if value > 0]
