@@ -12,12 +12,11 @@ from __future__ import annotations
 import os
 import threading
 
-from polytile_core.backend import BackendResult, OnSolution, SolveSettings
 from polytile_core.errors import InputError
-from polytile_core.geometry import SQUARE_SYMMETRIES, Cell
-from polytile_core.model import Model
-from polytile_core.results import Found, Termination
-
+from polytile_core.host.contracts import BackendResult, OnSolution, SolveSettings
+from polytile_core.model.geometry import SQUARE_SYMMETRIES, Cell
+from polytile_core.model.zero_one import Model
+from polytile_core.output.results import Found, Termination
 from polytile_enclosure.check import enclosed_pockets
 from polytile_enclosure.fence import BoundarySearch, Fenced
 from polytile_enclosure.model import EnclosureProblem
@@ -32,7 +31,9 @@ PROOF = {
 
 
 class FenceBackend:
-    def solve(self, model: Model, settings: SolveSettings, on_solution: OnSolution, stop: threading.Event) -> BackendResult:
+    def solve(
+        self, model: Model, settings: SolveSettings, on_solution: OnSolution, stop: threading.Event
+    ) -> BackendResult:
         problem = model.problem
         if not isinstance(problem, EnclosureProblem):
             raise InputError('the fence backend solves problem = "enclose" only', path="solve.backend")
@@ -44,7 +45,12 @@ class FenceBackend:
             )
         board = BoardFit(model, problem)
         search = BoundarySearch(problem.pieces, problem.neighbours)
-        outcome = search.solve(accept=board.place, time_limit=settings.time_limit, workers=settings.workers or os.cpu_count() or 1, stop=stop)
+        outcome = search.solve(
+            accept=board.place,
+            time_limit=settings.time_limit,
+            workers=settings.workers or os.cpu_count() or 1,
+            stop=stop,
+        )
         for fenced in outcome.fences:
             on_solution(board.variables(fenced))
         best = max((len(fenced.pocket) for fenced in outcome.fences), default=None)
@@ -52,14 +58,17 @@ class FenceBackend:
             on_solution([])  # nothing can be enclosed: every piece parked, area 0
             best = 0
         details = {
-            "method": "boundary search (docs/enclosure.md): pieces around the pocket in a cycle, area by the shoelace formula",
+            "method": "boundary search (docs/enclosure.md): the pieces around the pocket in a cycle, "
+            "the area summed by the shoelace formula",
             "bound proof": PROOF[problem.neighbours] if outcome.proved else "the bound the backward walk had reached",
             "levels walked": outcome.levels,
             "fences checked": outcome.cycles_checked,
             "dynamic program seconds": round(outcome.seconds_dp, 2),
         }
         if outcome.proved:
-            return BackendResult(Termination.COMPLETED, Found.OPTIMAL, "proved", objective=best, bound=best, details=details)
+            return BackendResult(
+                Termination.COMPLETED, Found.OPTIMAL, "proved", objective=best, bound=best, details=details
+            )
         termination = Termination.INTERRUPTED if stop.is_set() else Termination.TIME_LIMIT
         found = Found.FEASIBLE if best is not None else Found.NONE
         return BackendResult(termination, found, "stopped", objective=best, bound=outcome.bound, details=details)
@@ -82,9 +91,13 @@ class BoardFit:
 
     def place(self, fenced: Fenced) -> Fenced | None:
         for symmetry in self.symmetries:
-            turned = [(name, [SQUARE_SYMMETRIES[symmetry](x, y) for x, y in cells]) for name, cells in fenced.placements]
+            turned = [
+                (name, [SQUARE_SYMMETRIES[symmetry](x, y) for x, y in cells]) for name, cells in fenced.placements
+            ]
             for shift in self._shifts([cell for _, cells in turned for cell in cells]):
-                placed = tuple((name, tuple(sorted((x + shift[0], y + shift[1]) for x, y in cells))) for name, cells in turned)
+                placed = tuple(
+                    (name, tuple(sorted((x + shift[0], y + shift[1]) for x, y in cells))) for name, cells in turned
+                )
                 if all((name, frozenset(cells)) in self.placement for name, cells in placed):
                     pocket = self._pocket(placed)
                     if len(pocket) >= len(fenced.pocket) and all(cell in self.interior for cell in pocket):

@@ -34,9 +34,8 @@ from concurrent.futures import ThreadPoolExecutor
 import attrs
 
 from polytile_core.errors import InputError
-from polytile_core.geometry import Cell
-from polytile_core.problem import PieceType
-
+from polytile_core.model.geometry import Cell
+from polytile_core.model.problem import PieceType
 from polytile_enclosure._fence import Fence
 from polytile_enclosure.check import enclosed_pockets
 
@@ -46,9 +45,9 @@ RIGHT, STRAIGHT, LEFT = 3, 0, 1
 VALUE_LIMIT = 32000  # the table holds doubled areas as 16-bit integers
 
 
-def clockwise_walk(cells: Sequence[Cell]) -> list[tuple[Cell, int]]:
+def clockwise_walk(shape: Sequence[Cell]) -> list[tuple[Cell, int]]:
     """The piece's boundary walked with the piece on the right: (start vertex, heading) per edge."""
-    cells = set(cells)
+    cells = set(shape)
     edges: dict[Cell, list[tuple[Cell, int]]] = {}
     for x, y in cells:
         sides = (
@@ -111,7 +110,9 @@ def visits(shape: Sequence[Cell], shape_index: int, neighbours: int) -> list[Vis
         return total
 
     def add(d_in, d_out, entry: Cell, leave: Cell, area2):
-        found.append(Visit(d_in, d_out, leave[0] - entry[0], leave[1] - entry[1], area2, shape_index, -entry[0], -entry[1]))
+        found.append(
+            Visit(d_in, d_out, leave[0] - entry[0], leave[1] - entry[1], area2, shape_index, -entry[0], -entry[1])
+        )
 
     if neighbours == 8:
         # e_in = edge a (shared with the previous piece), arc = edges a+1 .. b-1, e_out = edge b.
@@ -173,7 +174,7 @@ class BoundarySearch:
         self.items: list[int] = []
         self.pieces = list(pieces)
         for number, piece in enumerate(self.pieces):
-            self.items += [number] * piece.maximum
+            self.items += [number] * (piece.maximum or 0)  # the builder refuses unlimited pieces
         if len(self.items) > 20:
             raise InputError(f"the boundary search handles at most 20 pieces, got {len(self.items)}", path="pieces")
         self.shapes: list[tuple[int, tuple[Cell, ...]]] = []
@@ -184,7 +185,7 @@ class BoundarySearch:
                 try:
                     found += visits(shape, len(self.shapes), neighbours)
                 except ValueError as exc:
-                    raise InputError(f"piece {piece.name!r}: {exc}; use method = \"grid\"", path="pieces") from None
+                    raise InputError(f'piece {piece.name!r}: {exc}; use method = "grid"', path="pieces") from None
                 self.shapes.append((number, tuple(shape)))
             self.by_type.append(found)
         self.reach = [max(abs(v.dx) + abs(v.dy) for v in found) for found in self.by_type]
@@ -192,9 +193,13 @@ class BoundarySearch:
         self.radius = total // 2 + 1
         extent = max(max(max(abs(x), abs(y)) for x, y in cells) for _, cells in self.shapes)
         self.cell_radius = self.radius + 2 * extent + 2
-        worst = sum(max(abs(v.area2) + 2 * self.radius * (abs(v.dx) + abs(v.dy)) for v in self.by_type[t]) for t in self.items)
+        worst = sum(
+            max(abs(v.area2) + 2 * self.radius * (abs(v.dx) + abs(v.dy)) for v in self.by_type[t]) for t in self.items
+        )
         if worst > VALUE_LIMIT:
-            raise InputError(f"too many or too large pieces for the boundary search (areas up to {worst // 2})", path="pieces")
+            raise InputError(
+                f"too many or too large pieces for the boundary search (areas up to {worst // 2})", path="pieces"
+            )
         rotations_closed = all(piece.kind in ("free", "one-sided") for piece in self.pieces)
         self.starts = [0] if rotations_closed else [0, 1, 2, 3]
         self.fence = Fence(len(self.items), len(self.pieces), self.radius, self.cell_radius, *self._tables())
@@ -231,12 +236,22 @@ class BoundarySearch:
         for _, shape in self.shapes:
             cells += [c for cell in shape for c in cell]
             cell_start.append(len(cells) // 2)
-        return [ints(self.items), ints(prev), ints(following), ints(self.reach), ints(moves), ints(move_start),
-                ints(rows), ints(visit_start), ints(cell_start), ints(cells)]
+        return [
+            ints(self.items),
+            ints(prev),
+            ints(following),
+            ints(self.reach),
+            ints(moves),
+            ints(move_start),
+            ints(rows),
+            ints(visit_start),
+            ints(cell_start),
+            ints(cells),
+        ]
 
     def placements_of(self, cycle) -> tuple[tuple[str, tuple[Cell, ...]], ...]:
         placed = []
-        for item, row, x, y in cycle:
+        for _item, row, x, y in cycle:
             visit = self.visit_rows[row]
             kind, shape = self.shapes[visit.shape]
             cells = tuple(sorted((cx + x + visit.ox, cy + y + visit.oy) for cx, cy in shape))
@@ -274,17 +289,20 @@ class BoundarySearch:
             finished.set()
 
     def _levels(self, accept, every, deadline, workers, stop, on_fence, started) -> Outcome:
-        firsts = [(i, s) for i, kind in enumerate(self.items) if i == 0 or self.items[i - 1] != kind for s in self.starts]
+        firsts = [
+            (i, s) for i, kind in enumerate(self.items) if i == 0 or self.items[i - 1] != kind for s in self.starts
+        ]
         candidates: list[tuple[int, int, int, int]] = []
         with ThreadPoolExecutor(max(1, workers)) as pool:
+
             def table(job):
                 left = 0.0 if deadline is None else max(deadline - time.perf_counter(), 1e-3)
                 return self.fence.dp(*job, left)
 
-            for (first, start), best in zip(firsts, pool.map(table, firsts)):
-                if best is None:
+            for (first, start), closing in zip(firsts, pool.map(table, firsts), strict=True):
+                if closing is None:
                     return Outcome((), None, False, 0, 0, time.perf_counter() - started)
-                candidates += [(value, first, start, t) for t, value in enumerate(best) if value > 0]
+                candidates += [(value, first, start, t) for t, value in enumerate(closing) if value > 0]
         seconds_dp = time.perf_counter() - started
         candidates.sort(reverse=True)
         # Every non-overlapping cycle of value >= level has been looked at, so the optimum is

@@ -7,16 +7,16 @@ import textwrap
 
 import attrs
 import pytest
-
-from polytile_core.errors import InputError
-from polytile_core.geometry import Region, orientations, placements
-from polytile_core.host import Host
-from polytile_core.pipeline import load_plan, resolve_pieces
-from polytile_core.results import Found, Termination
-from polytile_core.run import run
-from polytile_core.schema import PieceSpec
 from polytile_enclosure import EnclosureCheckError, enclosed_area
 from polytile_enclosure.model import auto_board, fence_boxes
+
+from polytile_core.config.pipeline import load_plan, resolve_pieces
+from polytile_core.config.schema import PieceSpec
+from polytile_core.errors import InputError
+from polytile_core.host.registry import Host
+from polytile_core.model.geometry import Region, orientations, placements
+from polytile_core.output.results import Found, Termination
+from polytile_core.solve.run import run
 
 NO_LP = "[options.cpsat]\nparameters = { linearization_level = 0 }\n"
 
@@ -49,9 +49,15 @@ def test_two_trominoes_and_a_domino_close_one_cell_and_a_brute_force_agrees(tmp_
         if len(set(fence)) == len(fence):
             for rule in best:
                 best[rule] = max(best[rule], enclosed_area(fence, board.cells, rule))
-    pieces = "".join(f'[[pieces]]\nname = "{name}"\ncells = {[list(c) for c in cells]}\n' for name, cells in shapes.items())
+    pieces = "".join(
+        f'[[pieces]]\nname = "{name}"\ncells = {[list(c) for c in cells]}\n' for name, cells in shapes.items()
+    )
     for rule, expected in best.items():
-        body = pieces + f'[options.enclose]\nneighbours = {rule}\nscore = "pockets"\nwidth = 4\nheight = 4\n[solve]\nbackend = "cpsat"\n'
+        body = (
+            pieces
+            + f'[options.enclose]\nneighbours = {rule}\nscore = "pockets"\nwidth = 4\nheight = 4\n'
+            + '[solve]\nbackend = "cpsat"\n'
+        )
         result = solve(tmp_path, host, body)
         assert (result.found, result.objective, result.bound) == (Found.OPTIMAL, expected, expected)
         recheck(result, rule)
@@ -59,8 +65,10 @@ def test_two_trominoes_and_a_domino_close_one_cell_and_a_brute_force_agrees(tmp_
 
 
 def test_tetrominoes_on_a_small_board_stay_within_the_known_optimum(tmp_path, host):
-    body = ('[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nscore = "pockets"\nwidth = 7\nheight = 7\n'
-            '[solve]\nbackend = "cpsat"\ntime_limit = 15\n' + NO_LP)
+    body = (
+        '[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nscore = "pockets"\nwidth = 7\nheight = 7\n'
+        '[solve]\nbackend = "cpsat"\ntime_limit = 15\n' + NO_LP
+    )
     result = solve(tmp_path, host, body)
     assert result.objective <= 9 <= result.bound
     assert result.details["rule"].startswith("classic")
@@ -70,8 +78,10 @@ def test_tetrominoes_on_a_small_board_stay_within_the_known_optimum(tmp_path, ho
 
 @pytest.mark.slow
 def test_tetrominoes_find_nine_on_the_automatic_board(tmp_path, host):
-    body = ('[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nscore = "pockets"\n'
-            '[solve]\nbackend = "cpsat"\ntime_limit = 300\nworkers = 2\n' + NO_LP)
+    body = (
+        '[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nscore = "pockets"\n'
+        '[solve]\nbackend = "cpsat"\ntime_limit = 300\nworkers = 2\n' + NO_LP
+    )
     result = solve(tmp_path, host, body)
     assert result.objective == 9
     assert result.details["board"] == "9×12, sized from the pieces"
@@ -84,7 +94,9 @@ def test_the_board_for_fences_beating_nine_is_six_by_nine():
     # so fences of 4x8, 5x7, 6x6, and (2,5) (3,4) with 2 to spare: 4x9, 5x8, 6x7.
     tetrominoes = resolve_pieces([PieceSpec(family="tetrominoes")], Host())
     assert auto_board(tetrominoes, 8, 10) == (6, 9)
-    assert {(4, 9), (5, 8), (6, 7), (6, 6), (5, 7), (4, 8)} <= {tuple(sorted(box)) for box in fence_boxes(tetrominoes, 8, 10)}
+    assert {(4, 9), (5, 8), (6, 7), (6, 6), (5, 7), (4, 8)} <= {
+        tuple(sorted(box)) for box in fence_boxes(tetrominoes, 8, 10)
+    }
     assert max(min(box) for box in fence_boxes(tetrominoes, 8, 10)) == 6
 
 
@@ -92,11 +104,18 @@ def test_the_board_for_fences_beating_nine_is_six_by_nine():
 def test_tetrominoes_enclose_nine_proved_optimal_by_cpsat(tmp_path, host):
     # On the board that holds every fence enclosing 10 or more, proving 9 proves it
     # outright.  30–70 s on 2 quiet cores (the fence backend: well under a second).
-    body = ('[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nscore = "pockets"\nsize_for_area = 10\n'
-            '[solve]\nbackend = "cpsat"\nworkers = 2\n' + NO_LP)
+    body = (
+        '[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nscore = "pockets"\nsize_for_area = 10\n'
+        '[solve]\nbackend = "cpsat"\nworkers = 2\n' + NO_LP
+    )
     result = solve(tmp_path, host, body)
     assert result.details["board"] == "6×9, sized from the pieces for pockets of at least 10 cells"
-    assert (result.termination, result.found, result.objective, result.bound) == (Termination.COMPLETED, Found.OPTIMAL, 9, 9)
+    assert (result.termination, result.found, result.objective, result.bound) == (
+        Termination.COMPLETED,
+        Found.OPTIMAL,
+        9,
+        9,
+    )
     assert "warning" not in result.details
     recheck(result)
 
@@ -105,8 +124,11 @@ def test_four_neighbour_closure_reaches_fifteen_on_an_eight_by_six_board(tmp_pat
     # The 15 fence fits 8 × 6; proved optimal there in about a second.  That board is
     # too small for the proof to hold everywhere (the result warns): the slow test
     # below finds 15 on the board that holds every fence.
-    body = ('[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nneighbours = 4\nscore = "pockets"\nwidth = 8\nheight = 6\n'
-            '[solve]\nbackend = "cpsat"\nworkers = 2\ntime_limit = 120\n' + NO_LP)
+    body = (
+        '[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nneighbours = 4\nscore = "pockets"\n'
+        "width = 8\nheight = 6\n"
+        '[solve]\nbackend = "cpsat"\nworkers = 2\ntime_limit = 120\n' + NO_LP
+    )
     result = solve(tmp_path, host, body)
     assert (result.found, result.objective, result.bound) == (Found.OPTIMAL, 15, 15)
     assert "may not fit" in result.details["warning"]
@@ -115,8 +137,10 @@ def test_four_neighbour_closure_reaches_fifteen_on_an_eight_by_six_board(tmp_pat
 
 @pytest.mark.slow
 def test_tetrominoes_enclose_fifteen_with_four_neighbour_closure(tmp_path, host):
-    body = ('[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nneighbours = 4\nscore = "pockets"\n'
-            '[solve]\nbackend = "cpsat"\ntime_limit = 900\nworkers = 2\n' + NO_LP)
+    body = (
+        '[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nneighbours = 4\nscore = "pockets"\n'
+        '[solve]\nbackend = "cpsat"\ntime_limit = 900\nworkers = 2\n' + NO_LP
+    )
     result = solve(tmp_path, host, body)
     assert result.objective == 15
     assert result.details["rule"].startswith("4 neighbours")
@@ -126,8 +150,11 @@ def test_tetrominoes_enclose_fifteen_with_four_neighbour_closure(tmp_path, host)
 def test_region_score_counts_one_pocket(tmp_path, host):
     # Eight monominoes: a 3×3 ring around one cell, under either score.
     for backend in ("cpsat", "fence"):
-        body = ('[[pieces]]\nname = "M"\nshape = ["#"]\ncount = 8\n[options.enclose]\nscore = "region"\nwidth = 5\nheight = 5\n'
-                f'[solve]\nbackend = "{backend}"\n')
+        body = (
+            '[[pieces]]\nname = "M"\nshape = ["#"]\ncount = 8\n'
+            '[options.enclose]\nscore = "region"\nwidth = 5\nheight = 5\n'
+            f'[solve]\nbackend = "{backend}"\n'
+        )
         result = solve(tmp_path, host, body)
         assert (result.found, result.objective) == (Found.OPTIMAL, 1), backend
         recheck(result, score="region")
@@ -146,8 +173,11 @@ def test_scip_agrees_with_cpsat(tmp_path, host):
 
 def test_a_wrong_answer_fails_loudly(tmp_path, host):
     plan_path = tmp_path / "p.toml"
-    plan_path.write_text('problem = "enclose"\n[[pieces]]\nfamily = "trominoes"\n[[pieces]]\nname = "D"\nshape = ["##"]\n'
-                         "[options.enclose]\nwidth = 4\nheight = 4\n", encoding="utf-8")
+    plan_path.write_text(
+        'problem = "enclose"\n[[pieces]]\nfamily = "trominoes"\n[[pieces]]\nname = "D"\nshape = ["##"]\n'
+        "[options.enclose]\nwidth = 4\nheight = 4\n",
+        encoding="utf-8",
+    )
     plan = load_plan(plan_path, host)
     model = plan.builder.provides(plan.pieces, plan.region, plan.builder_options)
     result = run(plan)
@@ -163,10 +193,17 @@ def test_a_wrong_answer_fails_loudly(tmp_path, host):
     [
         ('[[pieces]]\nname = "M"\nshape = ["#"]\nunlimited = true\n', "unlimited"),
         ('[[pieces]]\nname = "M"\nshape = ["#"]\nmin = 2\nmax = 4\n', "exact count"),
-        ('[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nwidth = 2\nheight = 2\n', "no cell away from its edge"),
+        (
+            '[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nwidth = 2\nheight = 2\n',
+            "no cell away from its edge",
+        ),
         ('[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nwidth = 3\nheight = 3\n', "does not fit"),
         ('[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nwidth = 9\n', "both width and height"),
-        ('[region]\nwidth = 9\nheight = 9\n[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nwidth = 9\nheight = 9\n', "not both"),
+        (
+            '[region]\nwidth = 9\nheight = 9\n[[pieces]]\nfamily = "tetrominoes"\n'
+            "[options.enclose]\nwidth = 9\nheight = 9\n",
+            "not both",
+        ),
         ('[[pieces]]\nfamily = "tetrominoes"\n[solve]\nmode = "all"\n', "is an optimisation"),
         ('[[pieces]]\nfamily = "tetrominoes"\n[solve]\nmode = "count"\n', "is an optimisation"),
     ],
@@ -177,6 +214,9 @@ def test_bad_input_is_one_clear_error(tmp_path, host, body, message):
 
 
 def test_a_small_board_warns_that_the_optimum_may_be_capped(tmp_path, host):
-    result = solve(tmp_path, host, '[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nwidth = 6\nheight = 6\n'
-                   "[solve]\ntime_limit = 5\n")
+    result = solve(
+        tmp_path,
+        host,
+        '[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nwidth = 6\nheight = 6\n[solve]\ntime_limit = 5\n',
+    )
     assert "may not fit" in result.details["warning"]

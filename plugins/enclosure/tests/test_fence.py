@@ -6,16 +6,16 @@ import itertools
 import textwrap
 
 import pytest
-
-from polytile_core.errors import InputError
-from polytile_core.geometry import Region, orientations, placements
-from polytile_core.host import Host
-from polytile_core.pipeline import load_plan, resolve_pieces
-from polytile_core.results import Found, Termination
-from polytile_core.run import run
-from polytile_core.schema import PieceSpec
 from polytile_enclosure import enclosed_pockets
 from polytile_enclosure.fence import BoundarySearch, clockwise_walk
+
+from polytile_core.config.pipeline import load_plan, resolve_pieces
+from polytile_core.config.schema import PieceSpec
+from polytile_core.errors import InputError
+from polytile_core.host.registry import Host
+from polytile_core.model.geometry import Region, orientations, placements
+from polytile_core.output.results import Found, Termination
+from polytile_core.solve.run import run
 
 MONO, DOMINO = [(0, 0)], [(0, 0), (1, 0)]
 I3, L3 = [(0, 0), (1, 0), (2, 0)], [(0, 0), (1, 0), (0, 1)]
@@ -90,7 +90,11 @@ def test_the_grid_model_on_cpsat_agrees_on_a_small_board(tmp_path, host):
     shapes = pieces_toml({"I": (I3, 1), "L": (L3, 2), "D": (DOMINO, 1)})
     answers = {}
     for backend in ("fence", "cpsat"):
-        body = shapes + f'[options.enclose]\nscore = "region"\nwidth = 5\nheight = 4\n[solve]\nbackend = "{backend}"\nworkers = 2\n'
+        body = (
+            shapes
+            + '[options.enclose]\nscore = "region"\nwidth = 5\nheight = 4\n'
+            + f'[solve]\nbackend = "{backend}"\nworkers = 2\n'
+        )
         result = solve(tmp_path, host, body)
         assert result.found == Found.OPTIMAL, backend
         answers[backend] = (result.objective, result.bound)
@@ -100,9 +104,15 @@ def test_the_grid_model_on_cpsat_agrees_on_a_small_board(tmp_path, host):
 @pytest.mark.parametrize("neighbours, optimum", [(8, 9), (4, 15)])
 def test_tetrominoes_proved_on_the_board_that_holds_every_fence(tmp_path, host, neighbours, optimum):
     # oracles.md: 9 (classic rule); 15 under the 4-neighbour rule (docs/enclosure.md).
-    result = solve(tmp_path, host, f'[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nneighbours = {neighbours}\n')
+    result = solve(
+        tmp_path, host, f'[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nneighbours = {neighbours}\n'
+    )
     assert (result.termination, result.found, result.objective, result.bound) == (
-        Termination.COMPLETED, Found.OPTIMAL, optimum, optimum)
+        Termination.COMPLETED,
+        Found.OPTIMAL,
+        optimum,
+        optimum,
+    )
     assert "warning" not in result.details
     assert result.details["bound proof"].startswith("boundary dynamic program")
     assert largest_pocket(result, neighbours) == optimum
@@ -110,8 +120,10 @@ def test_tetrominoes_proved_on_the_board_that_holds_every_fence(tmp_path, host, 
 
 @pytest.mark.parametrize("neighbours", [8, 4])
 def test_furmaneks_instance_is_proved_and_its_fence_fits_the_board(tmp_path, host, neighbours):
-    body = ('[[pieces]]\nfamily = "n-ominoes"\nn = 4\nkind = "one-sided"\n'
-            f"[options.enclose]\nneighbours = {neighbours}\nwidth = 11\nheight = 9\n")
+    body = (
+        '[[pieces]]\nfamily = "n-ominoes"\nn = 4\nkind = "one-sided"\n'
+        f"[options.enclose]\nneighbours = {neighbours}\nwidth = 11\nheight = 9\n"
+    )
     result = solve(tmp_path, host, body)
     assert result.found == Found.OPTIMAL and result.objective == result.bound
     assert all(0 <= x < 11 and 0 <= y < 9 for placed in result.solutions[0].placements for x, y in placed.cells)
@@ -136,8 +148,11 @@ def test_score_pockets_is_refused_with_a_clear_error(tmp_path, host):
 
 def test_the_fence_backend_refuses_a_tiling(tmp_path, host):
     path = tmp_path / "tiling.toml"
-    path.write_text('[region]\nwidth = 2\nheight = 2\n[[pieces]]\nname = "D"\nshape = ["##"]\nunlimited = true\n'
-                    '[solve]\nbackend = "fence"\n', encoding="utf-8")
+    path.write_text(
+        '[region]\nwidth = 2\nheight = 2\n[[pieces]]\nname = "D"\nshape = ["##"]\nunlimited = true\n'
+        '[solve]\nbackend = "fence"\n',
+        encoding="utf-8",
+    )
     with pytest.raises(InputError, match='solves problem = "enclose" only'):
         run(load_plan(path, host))
 
