@@ -3,7 +3,6 @@
 case, and bad input.  The fence backend, the default, has its own tests (test_fence.py)."""
 
 import itertools
-import textwrap
 
 import attrs
 import pytest
@@ -21,17 +20,6 @@ from polytile_core.solve.run import run
 NO_LP = "[options.cpsat]\nparameters = { linearization_level = 0 }\n"
 
 
-@pytest.fixture(scope="module")
-def host():
-    return Host()
-
-
-def solve(tmp_path, host, body: str):
-    path = tmp_path / "pipeline.toml"
-    path.write_text('problem = "enclose"\n' + textwrap.dedent(body), encoding="utf-8")
-    return run(load_plan(path, host))
-
-
 def recheck(result, neighbours=8, score="pockets"):
     """The flood fill again, here in the test, on every returned fence."""
     for solution in result.solutions:
@@ -39,7 +27,7 @@ def recheck(result, neighbours=8, score="pockets"):
         assert enclosed_area(fence, result.region, neighbours, score) == solution.objective
 
 
-def test_two_trominoes_and_a_domino_close_one_cell_and_a_brute_force_agrees(tmp_path, host):
+def test_two_trominoes_and_a_domino_close_one_cell_and_a_brute_force_agrees(solve):
     shapes = {"I": [(0, 0), (1, 0), (2, 0)], "L": [(0, 0), (1, 0), (0, 1)], "D": [(0, 0), (1, 0)]}
     board = Region.rectangle(4, 4)
     best = {8: 0, 4: 0}
@@ -58,18 +46,18 @@ def test_two_trominoes_and_a_domino_close_one_cell_and_a_brute_force_agrees(tmp_
             + f'[options.enclose]\nneighbours = {rule}\nscore = "pockets"\nwidth = 4\nheight = 4\n'
             + '[solve]\nbackend = "cpsat"\n'
         )
-        result = solve(tmp_path, host, body)
+        result = solve(body)
         assert (result.found, result.objective, result.bound) == (Found.OPTIMAL, expected, expected)
         recheck(result, rule)
     assert best == {8: 1, 4: 1}
 
 
-def test_tetrominoes_on_a_small_board_stay_within_the_known_optimum(tmp_path, host):
+def test_tetrominoes_on_a_small_board_stay_within_the_known_optimum(solve):
     body = (
         '[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nscore = "pockets"\nwidth = 7\nheight = 7\n'
         '[solve]\nbackend = "cpsat"\ntime_limit = 15\n' + NO_LP
     )
-    result = solve(tmp_path, host, body)
+    result = solve(body)
     assert result.objective <= 9 <= result.bound
     assert result.details["rule"].startswith("classic")
     assert result.details["score"].startswith("pockets")
@@ -77,12 +65,12 @@ def test_tetrominoes_on_a_small_board_stay_within_the_known_optimum(tmp_path, ho
 
 
 @pytest.mark.slow
-def test_tetrominoes_find_nine_on_the_automatic_board(tmp_path, host):
+def test_tetrominoes_find_nine_on_the_automatic_board(solve):
     body = (
         '[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nscore = "pockets"\n'
         '[solve]\nbackend = "cpsat"\ntime_limit = 300\nworkers = 2\n' + NO_LP
     )
-    result = solve(tmp_path, host, body)
+    result = solve(body)
     assert result.objective == 9
     assert result.details["board"] == "9×12, sized from the pieces"
     recheck(result)
@@ -101,14 +89,14 @@ def test_the_board_for_fences_beating_nine_is_six_by_nine():
 
 
 @pytest.mark.slow
-def test_tetrominoes_enclose_nine_proved_optimal_by_cpsat(tmp_path, host):
+def test_tetrominoes_enclose_nine_proved_optimal_by_cpsat(solve):
     # On the board that holds every fence enclosing 10 or more, proving 9 proves it
     # outright.  30–70 s on 2 quiet cores (the fence backend: well under a second).
     body = (
         '[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nscore = "pockets"\nsize_for_area = 10\n'
         '[solve]\nbackend = "cpsat"\nworkers = 2\n' + NO_LP
     )
-    result = solve(tmp_path, host, body)
+    result = solve(body)
     assert result.details["board"] == "6×9, sized from the pieces for pockets of at least 10 cells"
     assert (result.termination, result.found, result.objective, result.bound) == (
         Termination.COMPLETED,
@@ -120,7 +108,7 @@ def test_tetrominoes_enclose_nine_proved_optimal_by_cpsat(tmp_path, host):
     recheck(result)
 
 
-def test_four_neighbour_closure_reaches_fifteen_on_an_eight_by_six_board(tmp_path, host):
+def test_four_neighbour_closure_reaches_fifteen_on_an_eight_by_six_board(solve):
     # The 15 fence fits 8 × 6; proved optimal there in about a second.  That board is
     # too small for the proof to hold everywhere (the result warns): the slow test
     # below finds 15 on the board that holds every fence.
@@ -129,25 +117,25 @@ def test_four_neighbour_closure_reaches_fifteen_on_an_eight_by_six_board(tmp_pat
         "width = 8\nheight = 6\n"
         '[solve]\nbackend = "cpsat"\nworkers = 2\ntime_limit = 120\n' + NO_LP
     )
-    result = solve(tmp_path, host, body)
+    result = solve(body)
     assert (result.found, result.objective, result.bound) == (Found.OPTIMAL, 15, 15)
     assert "may not fit" in result.details["warning"]
     recheck(result, 4)
 
 
 @pytest.mark.slow
-def test_tetrominoes_enclose_fifteen_with_four_neighbour_closure(tmp_path, host):
+def test_tetrominoes_enclose_fifteen_with_four_neighbour_closure(solve):
     body = (
         '[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nneighbours = 4\nscore = "pockets"\n'
         '[solve]\nbackend = "cpsat"\ntime_limit = 900\nworkers = 2\n' + NO_LP
     )
-    result = solve(tmp_path, host, body)
+    result = solve(body)
     assert result.objective == 15
     assert result.details["rule"].startswith("4 neighbours")
     recheck(result, 4)
 
 
-def test_region_score_counts_one_pocket(tmp_path, host):
+def test_region_score_counts_one_pocket(solve):
     # Eight monominoes: a 3×3 ring around one cell, under either score.
     for backend in ("cpsat", "fence"):
         body = (
@@ -155,18 +143,18 @@ def test_region_score_counts_one_pocket(tmp_path, host):
             '[options.enclose]\nscore = "region"\nwidth = 5\nheight = 5\n'
             f'[solve]\nbackend = "{backend}"\n'
         )
-        result = solve(tmp_path, host, body)
+        result = solve(body)
         assert (result.found, result.objective) == (Found.OPTIMAL, 1), backend
         recheck(result, score="region")
 
 
-def test_scip_agrees_with_cpsat(tmp_path, host):
+def test_scip_agrees_with_cpsat(solve, host):
     if "scip" not in host.registry["backends"]:
         pytest.skip("the SCIP backend is not installed")
     shapes = '[[pieces]]\nfamily = "trominoes"\n[[pieces]]\nname = "D"\nshape = ["##"]\n'
     for backend in ("cpsat", "scip"):
         body = shapes + f'[options.enclose]\nscore = "pockets"\nwidth = 4\nheight = 4\n[solve]\nbackend = "{backend}"\n'
-        result = solve(tmp_path, host, body)
+        result = solve(body)
         assert (result.found, result.objective, result.bound) == (Found.OPTIMAL, 1, 1), backend
         recheck(result)
 
@@ -208,15 +196,13 @@ def test_a_wrong_answer_fails_loudly(tmp_path, host):
         ('[[pieces]]\nfamily = "tetrominoes"\n[solve]\nmode = "count"\n', "is an optimisation"),
     ],
 )
-def test_bad_input_is_one_clear_error(tmp_path, host, body, message):
+def test_bad_input_is_one_clear_error(solve, body, message):
     with pytest.raises(InputError, match=message):
-        solve(tmp_path, host, body)
+        solve(body)
 
 
-def test_a_small_board_warns_that_the_optimum_may_be_capped(tmp_path, host):
+def test_a_small_board_warns_that_the_optimum_may_be_capped(solve):
     result = solve(
-        tmp_path,
-        host,
         '[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nwidth = 6\nheight = 6\n[solve]\ntime_limit = 5\n',
     )
     assert "may not fit" in result.details["warning"]

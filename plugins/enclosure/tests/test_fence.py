@@ -3,7 +3,6 @@ bound against brute force on small boards, the grid model on CP-SAT, and the kno
 optima of oracles.md; every returned fence re-checked by the flood fill here."""
 
 import itertools
-import textwrap
 
 import pytest
 from polytile_enclosure import enclosed_pockets
@@ -19,17 +18,6 @@ from polytile_core.solve.run import run
 
 MONO, DOMINO = [(0, 0)], [(0, 0), (1, 0)]
 I3, L3 = [(0, 0), (1, 0), (2, 0)], [(0, 0), (1, 0), (0, 1)]
-
-
-@pytest.fixture(scope="module")
-def host():
-    return Host()
-
-
-def solve(tmp_path, host, body: str):
-    path = tmp_path / "pipeline.toml"
-    path.write_text('problem = "enclose"\n' + textwrap.dedent(body), encoding="utf-8")
-    return run(load_plan(path, host))
 
 
 def pieces_toml(shapes: dict[str, tuple[list, int]]) -> str:
@@ -75,18 +63,18 @@ def brute_force(shapes: dict[str, tuple[list, int]], board: Region, neighbours: 
         ({"I": (I3, 2), "D": (DOMINO, 1)}, 5, 4, 8),
     ],
 )
-def test_the_proved_optimum_is_the_brute_force_optimum(tmp_path, host, shapes, width, height, neighbours):
+def test_the_proved_optimum_is_the_brute_force_optimum(solve, shapes, width, height, neighbours):
     # The bound can never be below a real fence: a wrong "proof" fails here.
     expected = brute_force(shapes, Region.rectangle(width, height), neighbours)
     body = pieces_toml(shapes) + f"[options.enclose]\nneighbours = {neighbours}\nwidth = {width}\nheight = {height}\n"
-    result = solve(tmp_path, host, body)
+    result = solve(body)
     assert result.backend == "fence"
     assert (result.found, result.objective, result.bound) == (Found.OPTIMAL, expected, expected)
     if expected:
         assert largest_pocket(result, neighbours) == expected
 
 
-def test_the_grid_model_on_cpsat_agrees_on_a_small_board(tmp_path, host):
+def test_the_grid_model_on_cpsat_agrees_on_a_small_board(solve):
     shapes = pieces_toml({"I": (I3, 1), "L": (L3, 2), "D": (DOMINO, 1)})
     answers = {}
     for backend in ("fence", "cpsat"):
@@ -95,18 +83,16 @@ def test_the_grid_model_on_cpsat_agrees_on_a_small_board(tmp_path, host):
             + '[options.enclose]\nscore = "region"\nwidth = 5\nheight = 4\n'
             + f'[solve]\nbackend = "{backend}"\nworkers = 2\n'
         )
-        result = solve(tmp_path, host, body)
+        result = solve(body)
         assert result.found == Found.OPTIMAL, backend
         answers[backend] = (result.objective, result.bound)
     assert answers["fence"] == answers["cpsat"]
 
 
 @pytest.mark.parametrize("neighbours, optimum", [(8, 9), (4, 15)])
-def test_tetrominoes_proved_on_the_board_that_holds_every_fence(tmp_path, host, neighbours, optimum):
+def test_tetrominoes_proved_on_the_board_that_holds_every_fence(solve, neighbours, optimum):
     # oracles.md: 9 (classic rule); 15 under the 4-neighbour rule (docs/enclosure.md).
-    result = solve(
-        tmp_path, host, f'[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nneighbours = {neighbours}\n'
-    )
+    result = solve(f'[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nneighbours = {neighbours}\n')
     assert (result.termination, result.found, result.objective, result.bound) == (
         Termination.COMPLETED,
         Found.OPTIMAL,
@@ -119,12 +105,12 @@ def test_tetrominoes_proved_on_the_board_that_holds_every_fence(tmp_path, host, 
 
 
 @pytest.mark.parametrize("neighbours", [8, 4])
-def test_furmaneks_instance_is_proved_and_its_fence_fits_the_board(tmp_path, host, neighbours):
+def test_furmaneks_instance_is_proved_and_its_fence_fits_the_board(solve, neighbours):
     body = (
         '[[pieces]]\nfamily = "n-ominoes"\nn = 4\nkind = "one-sided"\n'
         f"[options.enclose]\nneighbours = {neighbours}\nwidth = 11\nheight = 9\n"
     )
-    result = solve(tmp_path, host, body)
+    result = solve(body)
     assert result.found == Found.OPTIMAL and result.objective == result.bound
     assert all(0 <= x < 11 and 0 <= y < 9 for placed in result.solutions[0].placements for x, y in placed.cells)
     assert largest_pocket(result, neighbours) == result.objective
@@ -132,18 +118,18 @@ def test_furmaneks_instance_is_proved_and_its_fence_fits_the_board(tmp_path, hos
     assert result.objective >= {8: 25, 4: 34}[neighbours]
 
 
-def test_a_board_too_small_for_the_best_fence_gets_the_best_that_fits(tmp_path, host):
+def test_a_board_too_small_for_the_best_fence_gets_the_best_that_fits(solve):
     # The 9 fence needs a 6 × 6 box at least; on 5 × 5 the brute force finds the best that fits.
     shapes = {"L": (L3, 2), "D": (DOMINO, 1)}
     expected = brute_force(shapes, Region.rectangle(4, 4), 8)
-    result = solve(tmp_path, host, pieces_toml(shapes) + "[options.enclose]\nwidth = 4\nheight = 4\n")
+    result = solve(pieces_toml(shapes) + "[options.enclose]\nwidth = 4\nheight = 4\n")
     assert (result.found, result.objective, result.bound) == (Found.OPTIMAL, expected, expected)
 
 
-def test_score_pockets_is_refused_with_a_clear_error(tmp_path, host):
+def test_score_pockets_is_refused_with_a_clear_error(solve):
     body = '[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nscore = "pockets"\n'
     with pytest.raises(InputError, match='score = "pockets" needs an ILP backend'):
-        solve(tmp_path, host, body)
+        solve(body)
 
 
 def test_the_fence_backend_refuses_a_tiling(tmp_path, host):
@@ -178,14 +164,14 @@ def test_the_upper_bound_of_the_dynamic_program_is_at_least_every_fence_it_lists
 
 
 @pytest.mark.slow
-def test_pentominoes_enclose_128_proved(tmp_path, host):
+def test_pentominoes_enclose_128_proved(solve):
     # oracles.md: Knuth's 128, proved optimal.  About 30 s on 2 cores.
-    result = solve(tmp_path, host, '[[pieces]]\nfamily = "pentominoes"\n[solve]\nworkers = 2\n')
+    result = solve('[[pieces]]\nfamily = "pentominoes"\n[solve]\nworkers = 2\n')
     assert (result.found, result.objective, result.bound) == (Found.OPTIMAL, 128, 128)
     assert largest_pocket(result, 8) == 128
 
 
-def test_where_the_scores_differ_two_rooms_beat_one(tmp_path, host):
+def test_where_the_scores_differ_two_rooms_beat_one(solve):
     # Two E-shaped octominoes close two rooms of 2 cells side by side (4 cells in all, the
     # pockets score of the grid model) but no single room of more than 2 (the region
     # score, the classic definition, which the fence backend proves).
@@ -193,7 +179,7 @@ def test_where_the_scores_differ_two_rooms_beat_one(tmp_path, host):
     answers = {}
     for backend, score in (("fence", "region"), ("cpsat", "pockets")):
         body = piece + f'[options.enclose]\nscore = "{score}"\nwidth = 6\nheight = 7\n[solve]\nbackend = "{backend}"\n'
-        result = solve(tmp_path, host, body)
+        result = solve(body)
         assert result.found == Found.OPTIMAL
         answers[score] = result.objective
     assert answers == {"region": 2, "pockets": 4}
