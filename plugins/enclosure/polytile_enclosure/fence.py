@@ -43,6 +43,7 @@ from polytile_enclosure.check import enclosed_pockets
 HEADINGS = ((1, 0), (0, 1), (-1, 0), (0, -1))
 RIGHT, STRAIGHT, LEFT = 3, 0, 1
 VALUE_LIMIT = 32000  # the table holds doubled areas as 16-bit integers
+TABLE_LIMIT = 4e9  # bytes of tables (the 12 pentominoes need 0.15 GB)
 
 
 def clockwise_walk(shape: Sequence[Cell]) -> list[tuple[Cell, int]]:
@@ -170,13 +171,12 @@ class BoundarySearch:
     """Prepare the moves of every piece and run the dynamic program and the backward walk."""
 
     def __init__(self, pieces: Sequence[PieceType], neighbours: int):
+        """Refuses (``InputError``) pieces with holes and sets whose tables would not fit in memory."""
         self.neighbours = neighbours
         self.items: list[int] = []
         self.pieces = list(pieces)
         for number, piece in enumerate(self.pieces):
             self.items += [number] * (piece.maximum or 0)  # the builder refuses unlimited pieces
-        if len(self.items) > 20:
-            raise InputError(f"the boundary search handles at most 20 pieces, got {len(self.items)}", path="pieces")
         self.shapes: list[tuple[int, tuple[Cell, ...]]] = []
         self.by_type: list[list[Visit]] = []
         for number, piece in enumerate(self.pieces):
@@ -198,10 +198,23 @@ class BoundarySearch:
         )
         if worst > VALUE_LIMIT:
             raise InputError(
-                f"too many or too large pieces for the boundary search (areas up to {worst // 2})", path="pieces"
+                f"too many or too large pieces for the fence backend (its 16-bit tables would need areas up to "
+                f'{worst // 2}); use backend = "cpsat"',
+                path="pieces",
             )
         rotations_closed = all(piece.kind in ("free", "one-sided") for piece in self.pieces)
         self.starts = [0] if rotations_closed else [0, 1, 2, 3]
+        table_bytes = sum(
+            2 ** (len(self.items) - 1 - i) * 4 * (2 * self.radius + 1) ** 2 * 2
+            for i, kind in enumerate(self.items)
+            if i == 0 or self.items[i - 1] != kind
+        ) * len(self.starts)
+        if table_bytes > TABLE_LIMIT:
+            raise InputError(
+                f"the fence backend would need {table_bytes / 1e9:.0f} GB of tables for {len(self.items)} pieces "
+                '(at most 4 GB); use backend = "cpsat"',
+                path="pieces",
+            )
         self.fence = Fence(len(self.items), len(self.pieces), self.radius, self.cell_radius, *self._tables())
 
     def _tables(self) -> list[bytes]:

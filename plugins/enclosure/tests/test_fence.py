@@ -126,6 +126,12 @@ def test_a_board_too_small_for_the_best_fence_gets_the_best_that_fits(solve):
     assert (result.found, result.objective, result.bound) == (Found.OPTIMAL, expected, expected)
 
 
+def test_too_many_pieces_for_the_tables_is_a_clear_error():
+    hexominoes = resolve_pieces([PieceSpec(family="n-ominoes", n=6)], Host())
+    with pytest.raises(InputError, match='use backend = "cpsat"'):
+        BoundarySearch(hexominoes, 8)
+
+
 def test_score_pockets_is_refused_with_a_clear_error(solve):
     body = '[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nscore = "pockets"\n'
     with pytest.raises(InputError, match='score = "pockets" needs an ILP backend'):
