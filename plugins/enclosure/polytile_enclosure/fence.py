@@ -34,6 +34,7 @@ from concurrent.futures import ThreadPoolExecutor
 import attrs
 
 from polytile_core.errors import InputError
+from polytile_core.host.contracts import relay_stop
 from polytile_core.model.geometry import Cell
 from polytile_core.model.problem import PieceType
 from polytile_enclosure._fence import Fence
@@ -159,6 +160,9 @@ class Fenced:
 
 @attrs.frozen
 class Outcome:
+    """The fences of the best pocket found, the bound (proved, or the level the walk had
+    reached), and how much work it took."""
+
     fences: tuple[Fenced, ...]
     bound: int | None
     proved: bool
@@ -286,7 +290,6 @@ class BoundarySearch:
         time_limit: float | None = None,
         workers: int = 1,
         stop: threading.Event | None = None,
-        on_fence: Callable[[Fenced], None] | None = None,
     ) -> Outcome:
         """Walk the levels down from the dynamic program's bound until a fence that
         ``accept`` takes (it may move it, e.g. onto a board) encloses the level; with
@@ -294,14 +297,10 @@ class BoundarySearch:
         stop = stop or threading.Event()
         started = time.perf_counter()
         deadline = None if time_limit is None else started + time_limit
-        finished = threading.Event()
-        threading.Thread(target=self._cancel_on, args=(stop, finished), daemon=True).start()
-        try:
-            return self._levels(accept, every, deadline, workers, stop, on_fence, started)
-        finally:
-            finished.set()
+        with relay_stop(stop, self.fence.cancel):
+            return self._levels(accept, every, deadline, workers, stop, started)
 
-    def _levels(self, accept, every, deadline, workers, stop, on_fence, started) -> Outcome:
+    def _levels(self, accept, every, deadline, workers, stop, started) -> Outcome:
         firsts = [
             (i, s) for i, kind in enumerate(self.items) if i == 0 or self.items[i - 1] != kind for s in self.starts
         ]
@@ -344,17 +343,9 @@ class BoundarySearch:
                     if len(fenced.pocket) > size:
                         size, best = len(fenced.pocket), []
                     best.append(fenced)
-                    if on_fence:
-                        on_fence(fenced)
                     if size >= level and not every:
                         return Outcome(tuple(best), size, True, levels, checked, seconds_dp)
                 if status == 0:
                     return Outcome(tuple(best), max(size, level), False, levels, checked, seconds_dp)
             level -= 1
         return Outcome(tuple(best), size, True, levels, checked, seconds_dp)
-
-    def _cancel_on(self, stop: threading.Event, finished: threading.Event) -> None:
-        while not finished.wait(0.1):
-            if stop.is_set():
-                self.fence.cancel()
-                return
