@@ -7,6 +7,7 @@ group (unless ``autoload=False``), and collects what each plugin registers.
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 from collections.abc import Iterable
 from typing import Any
@@ -14,10 +15,9 @@ from typing import Any
 import attrs
 import pluggy
 
-from polytile_core.host import builtin
-
-from polytile_core.host import hookspecs
 from polytile_core.errors import InputError
+from polytile_core.host import builtin, hookspecs
+from polytile_core.output import notebook
 
 CAPABILITIES = ("families", "builders", "decomposers", "backends", "renderers", "executors")
 SINGULAR = {
@@ -104,9 +104,7 @@ class Host:
         available = self.registry[capability]
         if name not in available:
             known = ", ".join(sorted(available)) or "none"
-            raise InputError(
-                f"no {SINGULAR[capability]} called {name!r} is installed (installed: {known})"
-            )
+            raise InputError(f"no {SINGULAR[capability]} called {name!r} is installed (installed: {known})")
         return available[name]
 
     def plugin_origins(self) -> dict[str, str]:
@@ -114,3 +112,16 @@ class Host:
         origins = {name: "registered in code" for name, _ in self.manager.list_name_plugin()}
         origins["core"] = "built in (polytile)"
         return origins | self._distributions
+
+
+@functools.cache
+def _installed_svg_renderer() -> Registration | None:
+    """The registration of the ``svg`` render format, or None.  Looked up once: a notebook
+    shows many pictures, and plugins are not installed while it runs."""
+    try:
+        return Host().registry["renderers"].get("svg")
+    except InputError:  # a plugin that fails to load: pictures fall back to text
+        return None
+
+
+notebook.use_svg_renderer(_installed_svg_renderer)
