@@ -14,14 +14,12 @@ from typing import Literal
 import attrs
 
 from polytile_core import hookimpl
+from polytile_core.config.schema import doc
 from polytile_core.output.results import Solution
 from polytile_enclosure.check import EnclosureCheckError, check_fence, enclosed_area, enclosed_pockets
 
 __all__ = ["EncloseOptions", "EnclosureCheckError", "build", "check_fence", "enclosed_area", "enclosed_pockets"]
 
-
-def _doc(text: str) -> dict:
-    return {"description": text}
 
 
 @attrs.frozen
@@ -30,33 +28,33 @@ class EncloseOptions:
 
     width: int | None = attrs.field(
         default=None,
-        metadata=_doc("board width; with height. Default: a square sized from the pieces (docs/enclosure.md)"),
+        metadata=doc("board width; with height. Default: a square sized from the pieces (docs/enclosure.md)"),
     )
-    height: int | None = attrs.field(default=None, metadata=_doc("board height; with width"))
+    height: int | None = attrs.field(default=None, metadata=doc("board height; with width"))
     neighbours: Literal[8, 4] = attrs.field(
         default=8,
-        metadata=_doc(
+        metadata=doc(
             "8: classic rule, the outside leaks through corners, pieces close a fence edge to edge; "
             "4: Furmanek's literal rule, corner contacts close the fence"
         ),
     )
     score: Literal["pockets", "region"] = attrs.field(
         default="region",
-        metadata=_doc(
+        metadata=doc(
             "region: the largest connected enclosed region (the classic score; the fence backend proves it); "
             "pockets: every enclosed cell counts (grid model backends such as cpsat only)"
         ),
     )
     size_for_area: int = attrs.field(
         default=1,
-        metadata=_doc(
+        metadata=doc(
             "size the automatic board only for pockets of at least this many cells: a smaller, faster "
             "board whose optimum is exact whenever it reaches this area"
         ),
     )
     symmetry_breaking: bool = attrs.field(
         default=True,
-        metadata=_doc("fix one asymmetric piece's orientation and pin the fence to the top and left edges"),
+        metadata=doc("fix one asymmetric piece's orientation and pin the fence to the top and left edges"),
     )
 
 

@@ -14,14 +14,13 @@ import threading
 
 from polytile_core.errors import InputError
 from polytile_core.host.contracts import BackendResult, OnSolution, SolveSettings
-from polytile_core.model.geometry import SQUARE_SYMMETRIES, Cell
+from polytile_core.model.geometry import SQUARE_SYMMETRIES, Cell, kind_symmetries
 from polytile_core.model.zero_one import Model
 from polytile_core.output.results import Found, Termination
 from polytile_enclosure.check import enclosed_pockets
 from polytile_enclosure.fence import BoundarySearch, Fenced
 from polytile_enclosure.model import EnclosureProblem
 
-SYMMETRIES_OF_KIND = {"free": range(8), "one-sided": range(4), "fixed": range(1)}
 PROOF = {
     8: "boundary dynamic program (classic rule: pieces joined edge to edge around the pocket), "
     "every better level refuted by the backward walk",
@@ -84,7 +83,7 @@ class BoardFit:
         self.placement = {(p.piece, frozenset(p.cells)): var for var, p in model.placements.items()}
         self.interior = {cell: var for var, cell in model.interior.items()}
         kinds = {piece.kind for piece in problem.pieces}
-        self.symmetries = [s for s in range(8) if all(s in SYMMETRIES_OF_KIND[kind] for kind in kinds)]
+        self.symmetries = [s for s in range(8) if all(s in kind_symmetries(kind) for kind in kinds)]
         xs, ys = [x for x, _ in self.board], [y for _, y in self.board]
         self.low, self.high = (min(xs), min(ys)), (max(xs), max(ys))
         self.rectangle = len(self.board) == (self.high[0] - self.low[0] + 1) * (self.high[1] - self.low[1] + 1)

@@ -10,10 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from polytile_core.model.geometry import Cell
-
-EDGE_STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1))
-KING_STEPS = EDGE_STEPS + ((1, 1), (1, -1), (-1, 1), (-1, -1))
+from polytile_core.model.geometry import EDGE_STEPS, KING_STEPS, Cell, components
 
 
 class EnclosureCheckError(AssertionError):
@@ -54,21 +51,7 @@ def enclosed_pockets(fence: Iterable[Cell], board: Iterable[Cell], neighbours: i
             if inside_box(cell) and cell not in outside and cell not in fence:
                 outside.add(cell)
                 frontier.append(cell)
-    enclosed = board - fence - outside
-    pockets = []
-    while enclosed:
-        start = enclosed.pop()
-        pocket, frontier = {start}, [start]
-        while frontier:
-            x, y = frontier.pop()
-            for dx, dy in moves:
-                cell = (x + dx, y + dy)
-                if cell in enclosed:
-                    enclosed.remove(cell)
-                    pocket.add(cell)
-                    frontier.append(cell)
-        pockets.append(frozenset(pocket))
-    return sorted(pockets, key=lambda pocket: (-len(pocket), min(pocket)))
+    return components(board - fence - outside, moves)
 
 
 def enclosed_area(fence: Iterable[Cell], board: Iterable[Cell], neighbours: int = 8, score: str = "pockets") -> int:

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 import attrs
 
 from polytile_core.errors import InputError
-from polytile_core.model.geometry import SQUARE_SYMMETRIES, Cell, Cells, Region, normalise, placements
+from polytile_core.model.geometry import SQUARE_SYMMETRIES, Cell, Cells, Region, kind_symmetries, normalise, placements
 from polytile_core.model.problem import PieceType
 from polytile_core.model.zero_one import Model, Placement
 from polytile_enclosure.check import steps
@@ -116,8 +116,7 @@ def auto_board(pieces: Sequence[PieceType], neighbours: int, least_area: int = 1
 def symmetry_group(pieces: Sequence[PieceType], board: Region) -> list[int]:
     """The board symmetries that also map every piece's allowed orientations onto themselves."""
     kinds = {piece.kind for piece in pieces}
-    allowed = {"free": range(8), "one-sided": range(4), "fixed": range(1)}
-    return [s for s in board.symmetries() if all(s in allowed[kind] for kind in kinds)]
+    return [s for s in board.symmetries() if all(s in kind_symmetries(kind) for kind in kinds)]
 
 
 def pinned_orientations(pieces: Sequence[PieceType], group: list[int]) -> tuple[str, list[Cells]] | None:
