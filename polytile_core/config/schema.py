@@ -79,7 +79,13 @@ class SolveSpec:
     mode: Mode = attrs.field(
         default="one", metadata=doc("one: find a tiling; all: list every tiling; count: count them")
     )
-    backend: str = attrs.field(default="cpsat", metadata=doc("the backend plugin (see `polytile plugins`)"))
+    backend: str | None = attrs.field(
+        default=None,
+        metadata=doc(
+            "the backend plugin (see `polytile plugins`); unset: the problem's own choice "
+            "(cpsat for tilings, fence for enclosures)"
+        ),
+    )
     time_limit: float | None = attrs.field(default=None, metadata=doc("seconds before giving up (whole run)"))
     workers: int | None = attrs.field(default=None, metadata=doc("solver threads per solve (backend default if unset)"))
     seed: int | None = attrs.field(default=None, metadata=doc("random seed for the backend"))

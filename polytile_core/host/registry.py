@@ -39,6 +39,8 @@ class Registration:
     plugin: str
     options: type | None = None
     help: str = ""
+    # Builders only: the backend a pipeline of this problem kind uses when it names none.
+    backend: str | None = None
 
 
 class Host:
@@ -87,12 +89,12 @@ class Host:
         for impl in hook.get_hookimpls():
             plugin_name = self.manager.get_name(impl.plugin) or repr(impl.plugin)
 
-            def register(name, provides, *, options=None, help="", _plugin=plugin_name):
+            def register(name, provides, *, options=None, help="", backend=None, _plugin=plugin_name):
                 if name in found:
                     raise InputError(
                         f"{SINGULAR[capability]} {name!r} is registered by both {found[name].plugin!r} and {_plugin!r}"
                     )
-                found[name] = Registration(name, provides, _plugin, options, help)
+                found[name] = Registration(name, provides, _plugin, options, help, backend)
 
             impl.function(register)
         return found
