@@ -53,6 +53,17 @@ def test_a_bad_scip_parameter_names_its_key():
     assert error.value.path == "options.scip.parameters.no/such/parameter"
 
 
+@pytest.mark.parametrize("mode", ["count", "all"])
+def test_a_parameter_that_would_break_counting_is_refused(mode):
+    # Probing in presolving made SCIP's counting mode count a tiling twice (issue 23).
+    backend = ScipBackend(ScipOptions(parameters={"propagating/probing/maxprerounds": -1}))
+    with pytest.raises(InputError) as error:
+        solve_with(backend, FIVE_BY_SIX.model(), mode)
+    assert error.value.path == "options.scip.parameters.propagating/probing/maxprerounds"
+    result, _, _ = solve_with(backend, FIVE_BY_SIX.model(), "one")
+    assert result.found == Found.FEASIBLE
+
+
 def test_an_error_in_on_solution_reaches_the_caller():
     def fail(ones):
         raise RuntimeError("downstream failed")
