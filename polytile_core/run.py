@@ -14,6 +14,7 @@ from collections.abc import Callable
 import attrs
 
 from polytile_core.backend import BackendResult
+from polytile_core.errors import InputError
 from polytile_core.model import Model
 from polytile_core.pipeline import Plan
 from polytile_core.results import Found, PlacedPiece, Result, Solution, Termination
@@ -104,10 +105,13 @@ def run(
     """Solve a plan and return its Result. ``stop`` ends the run early (interrupted)."""
     stop = stop or threading.Event()
     started = time.perf_counter()
+    proof = _proved_by_area(plan)
+    if proof is not None:
+        return attrs.evolve(proof, seconds=time.perf_counter() - started)
     model = build_model(plan)
     if plan.distinct and not model.symmetries and plan.region is not None and model.placements:
         # Only when asked: on a large board this costs about as much as building the model.
-        model.symmetries = placement_symmetries(model, plan.region)
+        model.symmetries = placement_symmetries(model, plan.region, plan.pieces)
     in_search = _distinct_in_search(plan)
     accept = _canonical_filter(plan, model) if plan.distinct and not in_search and plan.settings.mode == "all" else None
     collector = _Collector(
@@ -165,6 +169,29 @@ def run(
     )
 
 
+def _proved_by_area(plan: Plan) -> Result | None:
+    """The answer, with no model built, when the pieces' areas cannot add up to the
+    region's: a proof that no tiling exists, reported like the checkerboard's parity proof."""
+    if plan.problem != "tiling":
+        return None
+    reason = plan.tiling_problem().area_problem()
+    if reason is None:
+        return None
+    counting = plan.settings.mode in ("all", "count")
+    return Result(
+        termination=Termination.COMPLETED,
+        found=Found.INFEASIBLE,
+        mode=plan.settings.mode,
+        backend=plan.backend.name,
+        raw_status="no search",
+        count=0 if counting else None,
+        distinct_count=0 if counting and plan.distinct else None,
+        message=f"impossible by area: {reason}",
+        region=tuple(sorted(plan.region.cells)),
+        details={"certificate": "area"},
+    )
+
+
 def _progress(collector: _Collector, parts_state: dict, started: float) -> Progress:
     """Solutions seen so far: those streamed, or those counted by finished parts (mode count
     streams none)."""
@@ -190,7 +217,7 @@ def _canonical_filter(plan: Plan, model: Model) -> Callable[[Solution], bool] | 
     """Keeps one solution per class (the smallest image), without storing any."""
     if plan.region is None or not model.placements:
         return None
-    symmetries = problem_symmetries(model, plan.region)
+    symmetries = problem_symmetries(model, plan.region, plan.pieces)
     return lambda solution: is_canonical(plan.region, solution, symmetries)
 
 
@@ -204,6 +231,8 @@ def _with_distinct(plan: Plan, model: Model, result: Result, collector: _Collect
         why = "counted in modes all and count only"
     elif result.termination != Termination.COMPLETED:
         why = "not counted: the run did not complete"
+    elif result.count == 0:
+        return attrs.evolve(result, distinct_count=0)
     elif plan.settings.mode == "all":
         if collector.accept is None:
             why = "not counted: the model has no placements to compare"

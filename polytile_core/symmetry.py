@@ -1,4 +1,10 @@
-"""Solutions up to the symmetry of the region.
+"""Solutions up to symmetry, compared as pictures.
+
+A symmetry of the region counts when it carries the piece set onto itself: every piece
+lands in an allowed orientation of a piece with the same multiplicity bounds
+(``piece_renaming``), so a reflection counts for one-sided P and Q pentominoes used
+equally often, though it turns each P into a Q.  This is the rule of the published
+counts of one-sided sets.
 
 A tiling model carries its symmetries as permutations of its variables
 (``Model.symmetries``, filled by the tiling builder).  With them any backend can count
@@ -11,49 +17,88 @@ is kept when it is the smallest of its images (``is_canonical``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
-from polytile_core.geometry import SQUARE_SYMMETRIES, Region
+from polytile_core.geometry import SQUARE_SYMMETRIES, Region, normalise
 from polytile_core.model import Model
+from polytile_core.problem import PieceType
 from polytile_core.results import Solution
 
 Permutation = tuple[int, ...]
 
 
-def canonical_key(region: Region, solution: Solution, symmetries: Sequence[int] | None = None) -> tuple:
-    """The same key for a solution and all its images under the region's symmetries
-    (or under ``symmetries``, indices into ``SQUARE_SYMMETRIES``)."""
+# A symmetry of a tiling problem: a region symmetry (an index into SQUARE_SYMMETRIES) and
+# the piece each piece turns into under it.
+ProblemSymmetry = tuple[int, Mapping[str, str]]
+
+
+def canonical_key(region: Region, solution: Solution, symmetries: Sequence[ProblemSymmetry] | None = None) -> tuple:
+    """The same key for a solution and all its images under ``symmetries`` (by default the
+    region's symmetries, every piece keeping its name)."""
     return min(_images(region, solution, symmetries))
 
 
-def _images(region: Region, solution: Solution, symmetries: Sequence[int] | None) -> list[tuple]:
+def _images(region: Region, solution: Solution, symmetries: Sequence[ProblemSymmetry] | None) -> list[tuple]:
+    if symmetries is None:
+        symmetries = [(symmetry, {}) for symmetry in region.symmetries()]
     return [
-        tuple(sorted((placed.piece, region.map_onto_itself(symmetry, placed.cells)) for placed in solution.placements))
-        for symmetry in (region.symmetries() if symmetries is None else symmetries)
+        tuple(
+            sorted(
+                (renaming.get(placed.piece, placed.piece), region.map_onto_itself(symmetry, placed.cells))
+                for placed in solution.placements
+            )
+        )
+        for symmetry, renaming in symmetries
     ]
 
 
-def is_canonical(region: Region, solution: Solution, symmetries: Sequence[int] | None = None) -> bool:
+def is_canonical(region: Region, solution: Solution, symmetries: Sequence[ProblemSymmetry] | None = None) -> bool:
     """True for exactly one solution of each class: the one that is the smallest image.
-    ``symmetries`` must start with the identity (0)."""
+    ``symmetries`` must start with the identity."""
     images = _images(region, solution, symmetries)
     return images[0] == min(images)
 
 
-def _placement_maps(model: Model, region: Region) -> dict[int, Permutation]:
-    """Region symmetry index → the permutation of placement variables it induces, for the
-    symmetries that carry every placement to a placement its piece may take (a reflection
-    is no symmetry of a problem with one-sided pieces)."""
+def piece_renaming(pieces: Sequence[PieceType], symmetry: int) -> dict[str, str] | None:
+    """What each piece turns into under a symmetry of the square, or None when the
+    symmetry does not carry the piece set onto itself.
+
+    The rule of the published counts (pictures up to symmetry): every piece must land in
+    an allowed orientation of a piece with the same multiplicity bounds, so the image of
+    a tiling is again a tiling by the same pieces.  A reflection turns one-sided P
+    pentominoes into Q pentominoes: it counts when Q is in the set as often as P.
+    Pieces alike in orientations and bounds keep their order (the first goes to the first).
+    """
+    transform = SQUARE_SYMMETRIES[symmetry]
+    alike: dict[tuple, list[str]] = {}
+    for piece in pieces:
+        alike.setdefault((frozenset(piece.orientations()), piece.minimum, piece.maximum), []).append(piece.name)
+    renaming = {}
+    for (shapes, minimum, maximum), names in alike.items():
+        images = frozenset(normalise(transform(x, y) for x, y in shape) for shape in shapes)
+        partners = alike.get((images, minimum, maximum))
+        if partners is None:
+            return None
+        renaming.update(zip(names, partners))
+    return renaming
+
+
+def _placement_maps(model: Model, region: Region, pieces: Sequence[PieceType]) -> list[tuple[ProblemSymmetry, Permutation]]:
+    """The problem's symmetries, each with the permutation of placement variables it
+    induces: the region's symmetries that carry the piece set onto itself (``piece_renaming``)."""
     where = {(placement.piece, tuple(sorted(placement.cells))): var for var, placement in model.placements.items()}
-    found = {}
+    found = []
     for symmetry in region.symmetries():
+        renaming = piece_renaming(pieces, symmetry)
+        if renaming is None:
+            continue
         move = _mover(region, symmetry)
         image = []
         for var in range(model.num_variables):
             placement = model.placements.get(var)
-            image.append(None if placement is None else where.get((placement.piece, move(placement.cells))))
+            image.append(None if placement is None else where.get((renaming[placement.piece], move(placement.cells))))
         if None not in image:
-            found[symmetry] = tuple(image)
+            found.append(((symmetry, renaming), tuple(image)))
     return found
 
 
@@ -70,14 +115,14 @@ def _mover(region: Region, symmetry: int):
     return move
 
 
-def placement_symmetries(model: Model, region: Region) -> list[Permutation]:
+def placement_symmetries(model: Model, region: Region, pieces: Sequence[PieceType]) -> list[Permutation]:
     """The problem's symmetries as permutations of a tiling model's variables, identity first."""
-    return list(_placement_maps(model, region).values())
+    return [permutation for _, permutation in _placement_maps(model, region, pieces)]
 
 
-def problem_symmetries(model: Model, region: Region) -> list[int]:
-    """The region's symmetries (indices, identity first) that are symmetries of the problem."""
-    return list(_placement_maps(model, region))
+def problem_symmetries(model: Model, region: Region, pieces: Sequence[PieceType]) -> list[ProblemSymmetry]:
+    """The problem's symmetries (region symmetry, piece renaming), identity first."""
+    return [symmetry for symmetry, _ in _placement_maps(model, region, pieces)]
 
 
 def checked_symmetries(model: Model) -> list[Permutation]:
