@@ -159,6 +159,7 @@ def solve_split(plan, model: Model, collector, stop: threading.Event, parts_stat
     if split.total is not None:
         details["subproblems"] = split.total
     if split.impossible:
+        details["certificate"] = "checkerboard colouring"
         return Result(
             termination=Termination.COMPLETED,
             found=Found.INFEASIBLE,
