@@ -10,13 +10,15 @@ import pytest
 
 import polytile_checkerboard
 import polytile_cpsat
-from brute import count_tilings
 from polytile_core import hookimpl, parallel
+from polytile_core.geometry import Region, cells_from_rows
 from polytile_core.host import Host
 from polytile_core.pipeline import make_plan
+from polytile_core.problem import PieceType
 from polytile_core.results import Found, SubproblemReport, Termination
 from polytile_core.run import run
 from polytile_core.schema import Pipeline, PieceSpec, RegionSpec, SolveSpec, SplitSpec
+from polytile_core.testing import count_tilings_brute_force
 from polytile_cpsat import CpsatBackend
 
 L4 = ["#.", "#.", "##"]
@@ -82,7 +84,8 @@ def plan(pieces, width=None, height=None, rows=None, mode="count", backend="cpsa
 
 
 def brute(width, height, rows, kind, copies):
-    return count_tilings([(x, y) for x in range(width) for y in range(height)], [(rows, kind, copies)])
+    piece = PieceType("L", cells_from_rows(rows), kind, copies, copies)
+    return count_tilings_brute_force(Region.rectangle(width, height).cells, [piece])
 
 
 @pytest.mark.parametrize("executor", ["process", "thread"])
