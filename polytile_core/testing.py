@@ -2,7 +2,7 @@
 
 - ``fresh_host(*plugins)``: a Host with entry-point loading off and only the given plugins.
 - ``INSTANCES``: small tiling instances with known counts, each naming where its count
-  comes from (../shared/oracles.md, or this module's brute force for the one-sided and
+  comes from (docs/oracles.md, or this module's brute force for the one-sided and
   fixed variants, which ``tests/test_testing.py`` checks against the published counts too).
 - ``tilings_brute_force`` / ``count_tilings_brute_force``: polytile's one independent
   tiling lister and counter, with its own rotations and its own search (it shares no
@@ -30,13 +30,14 @@ from collections.abc import Iterable, Iterator
 import attrs
 
 from polytile_core import hookimpl
-from polytile_core.backend import BackendResult, SolveSettings
-from polytile_core.builtin import build_tiling
-from polytile_core.geometry import Cell, Region
-from polytile_core.host import Host
-from polytile_core.model import Model
-from polytile_core.problem import PieceType
-from polytile_core.results import Found, Termination
+from polytile_core.convert import structure
+from polytile_core.host.contracts import BackendResult, SolveSettings
+from polytile_core.host.registry import Host
+from polytile_core.model.geometry import Cell, Region
+from polytile_core.model.problem import PieceType
+from polytile_core.model.tiling import build_tiling
+from polytile_core.model.zero_one import Model
+from polytile_core.output.results import Found, Termination
 
 UNLIMITED = None
 
@@ -74,7 +75,7 @@ L_TROMINO = ["#.", "##"]
 L_TETROMINO = ["#.", "#.", "##"]
 S_TETROMINO = [".##", "##."]
 SQUARE = ["##", "##"]
-ORACLES = "shared/oracles.md"
+ORACLES = "docs/oracles.md"
 BRUTE = "brute force (polytile_core.testing.count_tilings_brute_force)"
 
 INSTANCES: tuple[Instance, ...] = (
@@ -125,6 +126,19 @@ INSTANCES: tuple[Instance, ...] = (
         (_piece("D", DOMINO, maximum=2), _piece("O", SQUARE, minimum=1, maximum=3), _piece("I", ["####"])), 68, BRUTE,
     ),
 )
+
+# The introduction of Garvie & Burkardt (2022) as pipeline text, for tests to extend with
+# [solve] and [options] tables: two L-tetrominoes in a 2×4 rectangle, 2 tilings (oracles.md).
+TWO_L_TETROMINOES = """
+[region]
+width = 4
+height = 2
+
+[[pieces]]
+name = "L"
+shape = ["#.", "#.", "##"]
+count = 2
+"""
 
 # Too many tilings to count in a fraction of a second: for the time-limit check.
 LARGE = Instance("8x8 dominoes", Region.rectangle(8, 8), (_piece("D", DOMINO),), 12_988_816, f"{ORACLES}: OEIS A004003")
@@ -227,11 +241,13 @@ def _plane_symmetries() -> list:
     maps = []
     for turns in range(4):
         for mirrored in (False, True):
+
             def move(cells, turns=turns, mirrored=mirrored):
                 cells = _mirror(cells) if mirrored else set(cells)
                 for _ in range(turns):
                     cells = _turn(cells)
                 return cells
+
             maps.append(move)
     return maps
 
@@ -255,18 +271,20 @@ def picture_symmetries(region_cells: Iterable[Cell], pieces: Iterable[PieceType]
             continue
         shift_x = min(x for x, _ in region) - min(x for x, _ in moved_region)
         shift_y = min(y for _, y in region) - min(y for _, y in moved_region)
-        renaming = {}
+        renaming: dict[str, str] = {}
         for (forms, low, high), names in alike.items():
-            partners = alike.get((frozenset(_at_origin(move(form)) for form in forms), low, high))
-            if partners is None:
+            partners = alike.get((frozenset(_at_origin(move(form)) for form in forms), low, high), [])
+            if len(partners) != len(names):
                 break
-            renaming.update(zip(names, partners))
+            renaming.update(zip(names, partners, strict=True))
         else:
+
             def act(tiling: Tiling, move=move, shift=(shift_x, shift_y), renaming=renaming) -> Tiling:
                 return frozenset(
                     (renaming[name], frozenset((x + shift[0], y + shift[1]) for x, y in move(cells)))
                     for name, cells in tiling
                 )
+
             found.append(act)
     return found
 
@@ -276,10 +294,11 @@ def count_pictures_brute_force(region_cells: Iterable[Cell], pieces: Iterable[Pi
     counted at its smallest member."""
     region_cells, pieces = list(region_cells), list(pieces)
     symmetries = picture_symmetries(region_cells, pieces)
-    classes = set()
-    for tiling in tilings_brute_force(region_cells, pieces):
-        classes.add(min(tuple(sorted((name, tuple(sorted(cells))) for name, cells in act(tiling))) for act in symmetries))
-    return len(classes)
+
+    def image(tiling: Tiling) -> tuple:
+        return tuple(sorted((name, tuple(sorted(cells))) for name, cells in tiling))
+
+    return len({min(image(act(tiling)) for act in symmetries) for tiling in tilings_brute_force(region_cells, pieces)})
 
 
 def tiling_problems(instance: Instance, model: Model, ones: Iterable[int]) -> list[str]:
@@ -394,10 +413,11 @@ def _random_copies(rng: random.Random, used: int, name: str) -> dict:
 def random_pipeline(seed: int) -> dict:
     """Example ``seed`` (the same on every run and every Python): a pipeline table with
     one to three pieces, each free, one-sided or fixed (with its ``PARTNERS`` of the same
-    kind, and mostly the same copies, half of the time), and a region of up to 5×4 cells (3×4 with a monomino): in two examples of three the cells a
-    random fill covered (holes, notches, several components; at least one tiling), in the
-    third the whole rectangle (symmetric; with a tiling when a random fill found one).  Copies: once, an exact
-    count, a range or unlimited, around those of the fill."""
+    kind, and mostly the same copies, half of the time), and a region of up to 5×4 cells
+    (3×4 with a monomino): in two examples of three the cells a random fill covered
+    (holes, notches, several components; at least one tiling), in the third the whole
+    rectangle (symmetric; with a tiling when a random fill found one).  Copies: once, an
+    exact count, a range or unlimited, around those of the fill."""
     rng = random.Random(seed)
     chosen = []
     for name in rng.sample(sorted(RANDOM_SHAPES), rng.randint(1, 3)):
@@ -423,7 +443,7 @@ def random_pipeline(seed: int) -> dict:
         covered = covered or {(x, y) for x in range(width) for y in range(height)}
     pieces = []
     copies_of: dict[str, dict] = {}
-    for (name, rows, kind), times in zip(chosen, used):
+    for (name, rows, kind), times in zip(chosen, used, strict=True):
         partner_of = next((first for first, (second, *_) in PARTNERS.items() if second == name), None)
         if partner_of in copies_of and rng.random() < 0.8:
             copies = copies_of[partner_of]  # the same copies: the pair makes a symmetry count
@@ -618,48 +638,52 @@ class BackendConformance:
     # Seconds a backend may take beyond a time limit or after the stop event.
     slack: float = 5.0
 
-    def make_backend(self):
-        from polytile_core.convert import structure
+    def pytest_generate_tests(self, metafunc) -> None:
+        """One test per instance (pytest calls this for a class's own tests), so a failure
+        names the instance, without this module importing pytest."""
+        choices = {
+            "instance": INSTANCES,
+            "impossible": tuple(instance for instance in INSTANCES if instance.count == 0),
+            "mode": ("one", "count"),
+        }
+        for name, values in choices.items():
+            if name in metafunc.fixturenames:
+                metafunc.parametrize(name, values, ids=[getattr(value, "name", value) for value in values])
 
+    def make_backend(self):
         registration = fresh_host(self.plugin).get("backends", self.backend_name)
         options = None
         if registration.options is not None:
             options = structure(dict(self.options), registration.options, path=f"options.{self.backend_name}")
         return registration.provides(options)
 
-    def test_find_one_gives_a_valid_tiling(self):
-        backend = self.make_backend()
-        for instance in INSTANCES:
-            model = instance.model()
-            result, streamed, _ = solve_with(backend, model, "one")
-            if instance.count == 0:
-                assert (result.termination, result.found) == (Termination.COMPLETED, Found.INFEASIBLE), instance.name
-                assert not streamed, instance.name
-                continue
-            assert (result.termination, result.found) == (Termination.COMPLETED, Found.FEASIBLE), instance.name
-            assert streamed, f"{instance.name}: no solution streamed"
-            assert tiling_problems(instance, model, streamed[-1]) == [], instance.name
+    def test_find_one_gives_a_valid_tiling(self, instance: Instance):
+        model = instance.model()
+        result, streamed, _ = solve_with(self.make_backend(), model, "one")
+        if instance.count == 0:
+            assert (result.termination, result.found) == (Termination.COMPLETED, Found.INFEASIBLE)
+            assert not streamed
+            return
+        assert (result.termination, result.found) == (Termination.COMPLETED, Found.FEASIBLE)
+        assert streamed, "no solution streamed"
+        assert tiling_problems(instance, model, streamed[-1]) == []
 
-    def test_counts_match_known_results(self):
-        backend = self.make_backend()
-        for instance in INSTANCES:
-            result, _, _ = solve_with(backend, instance.model(), "count")
-            expected_found = Found.FEASIBLE if instance.count else Found.INFEASIBLE
-            assert (result.termination, result.found, result.count) == (
-                Termination.COMPLETED, expected_found, instance.count
-            ), f"{instance.name}: expected {instance.count} ({instance.source}), raw status {result.raw_status}"
+    def test_counts_match_known_results(self, instance: Instance):
+        result, _, _ = solve_with(self.make_backend(), instance.model(), "count")
+        expected_found = Found.FEASIBLE if instance.count else Found.INFEASIBLE
+        assert (result.termination, result.found, result.count) == (
+            Termination.COMPLETED, expected_found, instance.count
+        ), f"expected {instance.count} ({instance.source}), raw status {result.raw_status}"
 
-    def test_enumeration_streams_every_tiling_once(self):
-        backend = self.make_backend()
-        for instance in INSTANCES:
-            model = instance.model()
-            result, streamed, _ = solve_with(backend, model, "all")
-            assert result.termination == Termination.COMPLETED, instance.name
-            assert len(streamed) == instance.count, f"{instance.name}: expected {instance.count} ({instance.source})"
-            assert len({tuple(ones) for ones in streamed}) == len(streamed), f"{instance.name}: a tiling came twice"
-            for ones in streamed:
-                assert tiling_problems(instance, model, ones) == [], instance.name
-            assert result.count in (None, instance.count), instance.name
+    def test_enumeration_streams_every_tiling_once(self, instance: Instance):
+        model = instance.model()
+        result, streamed, _ = solve_with(self.make_backend(), model, "all")
+        assert result.termination == Termination.COMPLETED
+        assert len(streamed) == instance.count, f"expected {instance.count} ({instance.source})"
+        assert len({tuple(ones) for ones in streamed}) == len(streamed), "a tiling came twice"
+        for ones in streamed:
+            assert tiling_problems(instance, model, ones) == []
+        assert result.count in (None, instance.count)
 
     def test_stop_ends_enumeration_soon(self):
         backend = self.make_backend()
@@ -668,14 +692,11 @@ class BackendConformance:
         assert 3 <= len(streamed) < LARGE.count
         assert seconds < self.slack
 
-    def test_infeasible_is_proved(self):
-        backend = self.make_backend()
-        for instance in (i for i in INSTANCES if i.count == 0):
-            for mode in ("one", "count"):
-                result, streamed, _ = solve_with(backend, instance.model(), mode)
-                assert (result.termination, result.found) == (Termination.COMPLETED, Found.INFEASIBLE), instance.name
-                assert result.count in ((0,) if mode == "count" else (None, 0)), instance.name
-                assert not streamed
+    def test_infeasible_is_proved(self, impossible: Instance, mode: str):
+        result, streamed, _ = solve_with(self.make_backend(), impossible.model(), mode)
+        assert (result.termination, result.found) == (Termination.COMPLETED, Found.INFEASIBLE)
+        assert result.count in ((0,) if mode == "count" else (None, 0))
+        assert not streamed
 
     def test_time_limit_is_reported_not_a_wrong_count(self):
         backend = self.make_backend()

@@ -21,14 +21,18 @@ import attrs
 import pytest
 import tomli_w
 
+from polytile_core.config.pipeline import make_plan
+from polytile_core.config.schema import Pipeline
 from polytile_core.convert import structure
-from polytile_core.host import Host
-from polytile_core.pipeline import make_plan
-from polytile_core.results import Found, Termination
-from polytile_core.run import run
-from polytile_core.schema import Pipeline
+from polytile_core.host.registry import Host
+from polytile_core.output.results import Found, Termination
+from polytile_core.solve.run import run
 from polytile_core.testing import (
-    cells_of_table, picture_symmetries, pieces_of_table, random_pipeline, tilings_brute_force,
+    cells_of_table,
+    picture_symmetries,
+    pieces_of_table,
+    random_pipeline,
+    tilings_brute_force,
 )
 
 DEFAULT_EXAMPLES = 400
@@ -40,8 +44,10 @@ FIXED_EXAMPLES = {
     # Issue 23: SCIP's counting mode said 2 (probing fixed every variable in presolving).
     "4x4 with holes, 5 dominoes and a fixed I-tromino": {
         "region": {"rows": ["####", "#.##", "##.#", ".###"]},
-        "pieces": [{"name": "D", "shape": ["##"], "count": 5},
-                   {"name": "I", "shape": ["###"], "kind": "fixed", "count": 1}],
+        "pieces": [
+            {"name": "D", "shape": ["##"], "count": 5},
+            {"name": "I", "shape": ["###"], "kind": "fixed", "count": 1},
+        ],
     },
     # A free L and a free J are the same free piece under two names, and keep their names
     # under every symmetry.  The 2 tilings of 2×4 by two L shapes, each with the names
@@ -51,11 +57,24 @@ FIXED_EXAMPLES = {
         "region": {"rows": ["####", "####"]},
         "pieces": [{"name": "L", "shape": ["#.", "#.", "##"]}, {"name": "J", "shape": [".#", ".#", "##"]}],
     },
+    # Two P under two names and one Q: a reflection would give two Q and one P, so it does
+    # not count, however the names are matched; the turns do.
+    "4x4, one-sided P pentominoes named P1 and P2, a Q and a monomino": {
+        "region": {"rows": ["####"] * 4},
+        "pieces": [
+            {"name": "P1", "shape": ["##", "##", "#."], "kind": "one-sided"},
+            {"name": "P2", "shape": ["##", "##", "#."], "kind": "one-sided"},
+            {"name": "Q", "shape": ["##", "##", ".#"], "kind": "one-sided"},
+            {"name": "M", "shape": ["#"]},
+        ],
+    },
     # Issue 23: 4 tilings, 2 pictures (a reflection turns every P into a Q).
     "5x4, two one-sided P and two Q pentominoes": {
         "region": {"rows": ["#####"] * 4},
-        "pieces": [{"name": "P", "shape": ["##", "##", "#."], "kind": "one-sided", "count": 2},
-                   {"name": "Q", "shape": ["##", "##", ".#"], "kind": "one-sided", "count": 2}],
+        "pieces": [
+            {"name": "P", "shape": ["##", "##", "#."], "kind": "one-sided", "count": 2},
+            {"name": "Q", "shape": ["##", "##", ".#"], "kind": "one-sided", "count": 2},
+        ],
     },
 }
 
@@ -120,14 +139,19 @@ def routes() -> dict[str, dict]:
         "exactcover, mode all": {"solve": {**count, "mode": "all", "backend": "exactcover"}},
         "checkerboard split": {"solve": {**count, "executor": "thread"}, "split": {"method": "checkerboard"}},
         "checkerboard split, exactcover": {
-            "solve": {**count, "executor": "thread", "backend": "exactcover"}, "split": {"method": "checkerboard"},
+            "solve": {**count, "executor": "thread", "backend": "exactcover"},
+            "split": {"method": "checkerboard"},
         },
     }
     for value in literal_choices(ScipOptions, "counting"):
-        found[f"scip, counting = {value}"] = {"solve": {**count, "backend": "scip"}, "options": {"scip": {"counting": value}}}
+        found[f"scip, counting = {value}"] = {
+            "solve": {**count, "backend": "scip"},
+            "options": {"scip": {"counting": value}},
+        }
     for option, value in literal_options(ExactCoverOptions):
         found[f"exactcover, {option} = {value}"] = {
-            "solve": {**count, "backend": "exactcover"}, "options": {"exactcover": {option: value}},
+            "solve": {**count, "backend": "exactcover"},
+            "options": {"exactcover": {option: value}},
         }
     return found
 
@@ -143,7 +167,10 @@ def disagreements(table: dict, truth: Truth) -> list[str]:
         result = run(make_plan(structure(pipeline, Pipeline), HOST))
         got = (result.termination, result.found, result.count, result.distinct_count)
         expected = (
-            Termination.COMPLETED, Found.FEASIBLE if truth.count else Found.INFEASIBLE, truth.count, truth.pictures
+            Termination.COMPLETED,
+            Found.FEASIBLE if truth.count else Found.INFEASIBLE,
+            truth.count,
+            truth.pictures,
         )
         problems = [] if got == expected else [f"got {got}, expected {expected}"]
         if keys["solve"]["mode"] == "all":
@@ -155,7 +182,7 @@ def disagreements(table: dict, truth: Truth) -> list[str]:
 
 def listing_problems(solutions, truth: Truth) -> list[str]:
     """A listing up to symmetry must give true tilings, one from each picture."""
-    listed = [frozenset((placed.piece, frozenset(map(tuple, placed.cells))) for placed in s.placements) for s in solutions]
+    listed = [frozenset((placed.piece, frozenset(placed.cells)) for placed in found.placements) for found in solutions]
     if not set(listed) <= truth.tilings:
         return ["listed a tiling the brute force does not know"]
     if sorted(truth.picture_of[tiling] for tiling in listed) != sorted(set(truth.picture_of.values())):

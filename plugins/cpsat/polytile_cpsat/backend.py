@@ -7,12 +7,11 @@ import threading
 
 from ortools.sat.python import cp_model
 
-from polytile_core.backend import BackendResult, SolveSettings
 from polytile_core.errors import InputError
-from polytile_core.model import Model
-from polytile_core.results import Found, Termination
+from polytile_core.host.contracts import BackendResult, SolveSettings, relay_stop
+from polytile_core.model.zero_one import Model
+from polytile_core.output.results import Found, Termination
 from polytile_cpsat import CpsatOptions
-
 
 # Listing and counting with ``enumerate_all_solutions``: one worker (several find the same
 # solution more than once), and a presolve that keeps every feasible solution (CP-SAT
@@ -67,21 +66,18 @@ class CpsatBackend:
             params.random_seed = settings.seed
         if enumerate_all:
             params.enumerate_all_solutions = True
-            for name, value in _COUNTING_PARAMETERS.items():
-                setattr(params, name, value)
+            for name, needed in _COUNTING_PARAMETERS.items():
+                setattr(params, name, needed)
         elif settings.workers:
             params.num_workers = settings.workers
-        for name, value in self.options.parameters.items():
+        for name, value in self.options.parameters.items():  # checked when the options were read
             if enumerate_all and name in _COUNTING_PARAMETERS and value != _COUNTING_PARAMETERS[name]:
                 raise InputError(
                     f"modes all and count need {name} = {json.dumps(_COUNTING_PARAMETERS[name])} to count every tiling "
                     "exactly once (docs/counting.md); leave it out",
                     path=f"options.cpsat.parameters.{name}",
                 )
-            try:
-                setattr(params, name, value)
-            except (AttributeError, TypeError, ValueError) as exc:
-                raise InputError(f"not a CP-SAT parameter of that type ({exc})", path=f"options.cpsat.parameters.{name}")
+            setattr(params, name, value)
 
         callback = _Callback(
             [(index, xs[index]) for index in model.decision],
@@ -89,21 +85,8 @@ class CpsatBackend:
             stop,
             stop_after_first=settings.mode == "one" and model.objective is None,
         )
-        finished = threading.Event()
-
-        def watch():
-            while not finished.wait(0.05):
-                if stop.is_set():
-                    solver.StopSearch()
-                    return
-
-        watcher = threading.Thread(target=watch, daemon=True)
-        watcher.start()
-        try:
+        with relay_stop(stop, solver.StopSearch):
             status = solver.Solve(cp, callback)
-        finally:
-            finished.set()
-            watcher.join()
         return self._result(solver, status, callback.count, settings, model, stop.is_set())
 
     @staticmethod

@@ -1,13 +1,13 @@
 """CP-SAT against the backend conformance suite of polytile_core.testing, and the
 parameters counting needs."""
 
-import pytest
-
 import polytile_cpsat
-from polytile_core.errors import InputError
-from polytile_core.results import Found
-from polytile_core.testing import INSTANCES, BackendConformance, solve_with
+import pytest
 from polytile_cpsat import CpsatBackend, CpsatOptions
+
+from polytile_core.errors import InputError
+from polytile_core.output.results import Found
+from polytile_core.testing import INSTANCES, BackendConformance, solve_with
 
 
 class TestCpsatConformance(BackendConformance):
