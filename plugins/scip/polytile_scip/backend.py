@@ -55,8 +55,7 @@ class _Enumerator(pyscipopt.Conshdlr):
     It rejects every solution in ``conscheck``, so SCIP never stops at a first solution
     and the branching tree is searched to the end.  The leaves of a branching tree have
     disjoint domains, so no solution is reported twice (provided presolving keeps a
-    one-to-one map between original and presolved solutions: dual reductions, restarts
-    and symmetry handling are switched off for this).
+    one-to-one map between original and presolved solutions: ``_COUNTING_PARAMETERS``).
     """
 
     def __init__(self, model: Model, xs, on_found, stop: threading.Event):
