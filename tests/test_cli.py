@@ -90,7 +90,8 @@ def test_solve_writes_json_and_refuses_to_overwrite(tmp_path, capsys):
     data = json.loads(out.read_text())
     assert (data["termination"], data["found"], data["count"]) == ("completed", "feasible", 2)
     assert [len(s["placements"]) for s in data["solutions"]] == [2, 2]
-    assert all(len(p["cells"]) == 4 for s in data["solutions"] for p in s["placements"])
+    # each placed piece as [name, [x0, y0, ..., x3, y3]]
+    assert all(len(cells) == 8 for s in data["solutions"] for _, cells in s["placements"])
     before = out.read_text()
     assert main(["solve", str(path), "-o", str(out)]) == 2
     assert "exists already" in capsys.readouterr().err

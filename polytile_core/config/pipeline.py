@@ -169,7 +169,7 @@ def plugin_options(host: Host, registration: Registration, pipeline: Pipeline):
 def make_plan(pipeline: Pipeline, host: Host) -> Plan:
     """Resolve a structured pipeline against the installed plugins."""
     builder = host.get("builders", pipeline.problem)
-    backend = host.get("backends", pipeline.solve.backend)
+    backend = host.get("backends", pipeline.solve.backend or builder.backend or "cpsat")
     solve = pipeline.solve
     if solve.jobs < 1:
         raise InputError(f"expected 1 or more, got {solve.jobs}", path="solve.jobs")
