@@ -206,10 +206,6 @@ def make_plan(pipeline: Pipeline, host: Host) -> Plan:
     mode = "optimize" if pipeline.problem != "tiling" else solve.mode
     pieces = resolve_pieces(pipeline.pieces, host)
     region = resolve_region(pipeline.region, required=pipeline.problem == "tiling")
-    if pipeline.problem == "tiling":
-        reason = TilingProblem(region, pieces).area_problem()
-        if reason:
-            raise InputError(reason, path="pieces")
     return Plan(
         problem=pipeline.problem,
         pieces=pieces,

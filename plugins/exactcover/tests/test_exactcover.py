@@ -187,7 +187,7 @@ def test_one_sided_pieces_keep_only_the_rotations():
     """Mirror images of one-sided pieces are other pieces: reflections are no symmetry."""
     pieces = [api.piece("L", L_TETROMINO, count=2, kind="one-sided")]
     plan = api.plan((4, 2), pieces, backend="exactcover")
-    assert len(placement_symmetries(build_tiling(plan.pieces, plan.region), plan.region)) == 2
+    assert len(placement_symmetries(build_tiling(plan.pieces, plan.region), plan.region, plan.pieces)) == 2
     result = api.solve(api.plan((4, 2), pieces, backend="exactcover", mode="count", distinct=True))
     assert (result.count, result.distinct_count) == (1, 1)
 
@@ -270,7 +270,7 @@ def test_symmetries_a_model_no_longer_has_are_refused_not_trusted():
     although its rows no longer allow them: counting up to them would be wrong."""
     plan = api.plan((4, 2), [api.piece("L", L_TETROMINO, count=2)], backend="exactcover")
     model = build_tiling(plan.pieces, plan.region)
-    model.symmetries = placement_symmetries(model, plan.region)
+    model.symmetries = placement_symmetries(model, plan.region, plan.pieces)
     assert len(model.symmetries) == 4
     first_piece_row = model.constraints[0]
     model.constraints[0] = first_piece_row.__class__(first_piece_row.terms[:3], "<=", 2, "a part's restricted row")
