@@ -48,6 +48,8 @@ class BackendResult:
     bound: float | None = None
     # Solutions up to symmetry, from a backend that handled ``settings.distinct`` itself.
     distinct_count: int | None = None
+    # Facts about how the backend solved (the kernel that ran, table sizes), for ``Result.details``.
+    details: dict = attrs.Factory(dict)
 
 
 class Backend(Protocol):

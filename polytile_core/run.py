@@ -258,4 +258,5 @@ def _solve_whole(
         objective=None if answer.objective is None else round(answer.objective),
         bound=answer.bound,
         distinct_count=answer.distinct_count,
+        details=dict(answer.details),
     )

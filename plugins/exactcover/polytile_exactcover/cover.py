@@ -22,13 +22,17 @@ UNBOUNDED = 1 << 62
 @attrs.frozen
 class CoverProblem:
     """Items are numbered 1..n_items; ``options[k]`` is (items, [(group, weight)]) of the
-    model variable ``variables[k]``; ``rows[i - 1]`` is the constraint of item i."""
+    model variable ``variables[k]``; ``rows[i - 1]`` is the constraint of item i.
+    ``order`` lists the items in the order the kernels fill them: first the ``cells``
+    (items found to be a region's cells), then the others."""
 
     n_items: int
     options: tuple[tuple[tuple[int, ...], tuple[tuple[int, int], ...]], ...]
     variables: tuple[int, ...]
     groups: tuple[tuple[int, int], ...]
     rows: tuple[int, ...]
+    order: tuple[int, ...]
+    cells: int
 
     def option_of(self) -> dict[int, int]:
         return {var: k for k, var in enumerate(self.variables)}
@@ -90,4 +94,40 @@ def cover_problem(model: Model, *, allowed: set[int] | None = None) -> CoverProb
             continue
         options.append((tuple(items_of[var]), tuple(member_of.get(var, ()))))
         variables.append(var)
-    return CoverProblem(len(rows), tuple(options), tuple(variables), tuple(groups), tuple(rows))
+    order, cells = scan_order(model, len(rows), options, variables)
+    return CoverProblem(len(rows), tuple(options), tuple(variables), tuple(groups), tuple(rows), order, cells)
+
+
+def scan_order(model: Model, n_items: int, options, variables) -> tuple[tuple[int, ...], int]:
+    """(items in the order the kernels fill them, how many of them are cells): the cells
+    (found as the one cell every option of a row shares) column by column along the
+    shorter side of their bounding box, then the other rows."""
+    located: dict[int, tuple[int, int]] = {}
+    options_of: dict[int, list[int]] = {}
+    for (items, _), var in zip(options, variables):
+        for item in items:
+            options_of.setdefault(item, []).append(var)
+    for item in range(1, n_items + 1):
+        shared = None
+        for var in options_of.get(item, ()):
+            placement = model.placements.get(var)
+            if placement is None:
+                shared = None
+                break
+            shared = set(placement.cells) if shared is None else shared & set(placement.cells)
+            if not shared:
+                break
+        if shared is not None and len(shared) == 1:
+            located[item] = next(iter(shared))
+    if not located:
+        return tuple(range(1, n_items + 1)), 0
+    xs = [x for x, _ in located.values()]
+    ys = [y for _, y in located.values()]
+    wide = max(ys) - min(ys) <= max(xs) - min(xs)  # then scan column by column
+
+    def position(item):
+        x, y = located[item]
+        return (x, y) if wide else (y, x)
+
+    cells = sorted(located, key=position)
+    return tuple(cells + [item for item in range(1, n_items + 1) if item not in located]), len(cells)
