@@ -30,6 +30,9 @@ from polytile_exactcover.frontier import frontier, layout
 from polytile_exactcover.memo import MemoTooLarge, Stopped, memo_count
 
 BITBOARD_ITEMS = 256
+# Measured: dancing links solves the 2022 paper's Fig. 5 (holes everywhere) in about 1,000
+# nodes, where the bitboards take seconds; on 6×10 pentominoes it needs millions.
+PROBE_NODES = 20_000
 
 
 @attrs.frozen
@@ -48,7 +51,7 @@ class ExactCoverOptions:
                   "pieces used once), dlx (dancing links, any size) or auto (bitboard when it fits)"},
     )
     memo_budget: int = attrs.field(
-        default=2_000_000,
+        default=1_000_000,
         metadata={"description": "states the frontier table may hold in one layer (and the memo in all) before "
                   "counting falls back to search"},
     )
@@ -129,8 +132,11 @@ def run_kernel(kernel, limits: Limits, *args):
         watcher.join()
 
 
-def listing_kernel(problem: CoverProblem, kernel: str):
-    """(the search kernel for ``problem``, its name): bitboards when the items fit, else dancing links."""
+def listing_kernel(problem: CoverProblem, kernel: str, limits: Limits):
+    """(the search kernel for ``problem``, its name).  On auto: bitboards when the items
+    fit, unless dancing links finishes within ``PROBE_NODES`` nodes (a region whose holes
+    force most moves, which dancing links finds by choosing the most constrained cell and
+    the bitboards, filling the first empty cell, do not)."""
     fits = problem.n_items <= BITBOARD_ITEMS
     if kernel == "bitboard" and not fits:
         raise InputError(
@@ -138,7 +144,10 @@ def listing_kernel(problem: CoverProblem, kernel: str):
             "(use kernel = \"auto\" or \"dlx\")",
             path="options.exactcover.kernel",
         )
+    dancing_links = Search(problem.n_items, problem.options, problem.groups)
     if kernel == "dlx" or not fits:
+        return dancing_links, "dlx"
+    if kernel == "auto" and run_kernel(dancing_links, limits, None, 0, limits.left(), PROBE_NODES)[0] == "completed":
         return Search(problem.n_items, problem.options, problem.groups), "dlx"
     position = {item: index for index, item in enumerate(problem.order)}
     options = [([position[item] for item in items], memberships) for items, memberships in problem.options]
@@ -147,10 +156,10 @@ def listing_kernel(problem: CoverProblem, kernel: str):
 
 def enumerate_covers(problem: CoverProblem, on_ones, limits: Limits, limit: int = 0, kernel: str = "auto") -> Outcome:
     """List the covers, ``on_ones(sorted model variables)`` per solution, or count them
-    (``on_ones`` None), on the kernel ``kernel`` picks."""
-    search, name = listing_kernel(problem, kernel)
+    (``on_ones`` None), on the kernel ``listing_kernel`` picks."""
     if limits.reason():
-        return Outcome(limits.reason(), 0, name, {"kernel": name})
+        return Outcome(limits.reason(), 0, kernel, {"kernel": kernel})
+    search, name = listing_kernel(problem, kernel, limits)
     callback = None
     if on_ones is not None:
         variables = problem.variables
@@ -161,9 +170,15 @@ def enumerate_covers(problem: CoverProblem, on_ones, limits: Limits, limit: int 
 
 def count_covers(problem: CoverProblem, options: ExactCoverOptions, limits: Limits) -> Outcome:
     """Count without listing: the frontier scan, the memo or the search kernel, as
-    ``options.counter`` says; on auto each in turn until one fits in its budget, the
+    ``options.counter`` says.  On auto: dancing links if it finishes within
+    ``PROBE_NODES`` nodes, else each counter in turn until one fits in its budget, the
     reason for each step back written to ``details["counter_fallback"]``."""
     notes = []
+    if options.counter == "auto":
+        probe = Search(problem.n_items, problem.options, problem.groups)
+        status, count = run_kernel(probe, limits, None, 0, limits.left(), PROBE_NODES)
+        if status != "node_limit":
+            return Outcome(status, count, "dlx", {"kernel": "dlx"})
     if options.counter in ("auto", "frontier"):
         plan = layout(problem)
         if isinstance(plan, str):

@@ -102,23 +102,31 @@ def scan_order(model: Model, n_items: int, options, variables) -> tuple[tuple[in
     """(items in the order the kernels fill them, how many of them are cells): the cells
     (found as the one cell every option of a row shares) column by column along the
     shorter side of their bounding box, then the other rows."""
-    located: dict[int, tuple[int, int]] = {}
     options_of: dict[int, list[int]] = {}
     for (items, _), var in zip(options, variables):
         for item in items:
             options_of.setdefault(item, []).append(var)
+    shared: dict[int, set[tuple[int, int]]] = {}
     for item in range(1, n_items + 1):
-        shared = None
+        common = None
         for var in options_of.get(item, ()):
             placement = model.placements.get(var)
             if placement is None:
-                shared = None
+                common = None
                 break
-            shared = set(placement.cells) if shared is None else shared & set(placement.cells)
-            if not shared:
-                break
-        if shared is not None and len(shared) == 1:
-            located[item] = next(iter(shared))
+            common = set(placement.cells) if common is None else common & set(placement.cells)
+        if common:
+            shared[item] = common
+    # Every placement covering a cell covers the cell itself: a row whose placements share
+    # one cell is that cell.  Rows that share more (a cell only one placement reaches) get
+    # the first cell no other row has, fewest shared first; the order is only a heuristic.
+    located: dict[int, tuple[int, int]] = {}
+    claimed: set[tuple[int, int]] = set()
+    for item, common in sorted(shared.items(), key=lambda entry: (len(entry[1]), entry[0])):
+        free = sorted(common - claimed)
+        if free:
+            located[item] = free[0]
+            claimed.add(free[0])
     if not located:
         return tuple(range(1, n_items + 1)), 0
     xs = [x for x, _ in located.values()]

@@ -32,7 +32,7 @@ def layout(problem: CoverProblem) -> Layout | str:
     position = {item: index for index, item in enumerate(problem.order)}
     n_cells = problem.cells
     tail = len(problem.order) - n_cells
-    if n_cells == 0:
+    if n_cells == 0 and problem.options:
         return "no item was recognised as a cell of a region"
     if tail > WINDOW:
         return f"{tail} items besides the cells (at most {WINDOW})"
