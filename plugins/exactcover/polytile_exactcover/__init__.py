@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import Counter
 from typing import Literal
 
 import attrs
@@ -151,7 +152,17 @@ def listing_kernel(problem: CoverProblem, kernel: str, limits: Limits):
         return Search(problem.n_items, problem.options, problem.groups), "dlx"
     position = {item: index for index, item in enumerate(problem.order)}
     options = [([position[item] for item in items], memberships) for items, memberships in problem.options]
-    return Board(problem.n_items, options, problem.groups), "bitboard"
+    return Board(problem.n_items, options, problem.groups, first_branch(options, problem.n_items)), "bitboard"
+
+
+def first_branch(options, n_items: int) -> int:
+    """The item the bitboards branch on first: the one with the fewest options if that is
+    at most half as many as the first cell has (measured: the X pentomino restricted to 8
+    placements by symmetry breaking cuts 6×10 five-fold; unrestricted, with 32 against
+    the corner's 37, it doubles the time), else the first cell."""
+    reach = Counter(item for items, _ in options for item in items)
+    fewest = min(range(n_items), key=lambda item: (reach[item], item))
+    return fewest if 2 * reach[fewest] <= reach[0] else 0
 
 
 def enumerate_covers(problem: CoverProblem, on_ones, limits: Limits, limit: int = 0, kernel: str = "auto") -> Outcome:

@@ -2,9 +2,11 @@
  *
  * The items are numbered in a scan order (a tiling's cells column by column along the
  * shorter side, then the pieces used once) and a state is a bitboard of covered items
- * (1 to 4 machine words).  An option is a mask; the search always fills the first empty
- * item with the options whose first item it is, so there is no list to unlink and no
- * column to choose: one AND per word per candidate.  Counted groups (a piece's copies,
+ * (1 to 4 machine words).  An option is a mask; the search first branches on the item
+ * it is told (the X pentomino, restricted to 8 placements by symmetry breaking), then
+ * always fills the first empty item with
+ * the options whose first item it is, so there is no list to unlink and no column to
+ * choose: one AND per word per candidate.  Counted groups (a piece's copies,
  * with a lower and an upper bound) work as in the dancing-links kernel: the upper bound
  * is checked on placing, the lower bound when the board is full.
  *
@@ -29,6 +31,7 @@ typedef struct {
     uint64_t *mask;                     /* option k's mask: words at mask[k * MAX_WORDS] */
     int *option_id;                     /* the caller's number of each (sorted) option */
     int *first;                         /* options whose first item is i: first[i] .. first[i+1]-1 */
+    int *root, n_root;                  /* the options branched on first (those of the item with fewest) */
     int *member_start, *member_group;   /* option -> its (group, weight) pairs */
     long long *member_weight, *total, *lo, *hi;
     int *chosen;
@@ -120,7 +123,7 @@ SEARCH(3)
 SEARCH(4)
 
 static void Board_dealloc(Board *s) {
-    free(s->mask); free(s->option_id); free(s->first); free(s->member_start); free(s->member_group);
+    free(s->mask); free(s->option_id); free(s->first); free(s->root); free(s->member_start); free(s->member_group);
     free(s->member_weight); free(s->total); free(s->lo); free(s->hi); free(s->chosen);
     Py_TYPE(s)->tp_free((PyObject *)s);
 }
@@ -133,13 +136,15 @@ static int read_int(PyObject *seq, Py_ssize_t k, long long *out) {
     return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
 }
 
-/* Board(n_items, options, groups)
+/* Board(n_items, options, groups[, first_item])
  *   options: per option (items, [(group, weight)]), items numbered 0..n_items-1 in scan order;
- *   groups:  per group (lo, hi). */
+ *   groups:  per group (lo, hi);
+ *   first_item: the item branched on first (default 0, the first in scan order). */
 static int Board_init(Board *s, PyObject *args, PyObject *kwds) {
     int n_items;
     PyObject *options, *groups;
-    if (!PyArg_ParseTuple(args, "iOO", &n_items, &options, &groups)) return -1;
+    int fewest = -1;
+    if (!PyArg_ParseTuple(args, "iOO|i", &n_items, &options, &groups, &fewest)) return -1;
     if (n_items < 1 || n_items > 64 * MAX_WORDS) {
         PyErr_SetString(PyExc_ValueError, "a bitboard holds 1 to 256 items");
         return -1;
@@ -230,6 +235,12 @@ static int Board_init(Board *s, PyObject *args, PyObject *kwds) {
         Py_XDECREF(option); Py_XDECREF(member);
     }
     s->member_start[n_options] = k;
+    /* The options of the item branched on first (in sorted order); by default the first item. */
+    if (fewest < 0 || fewest >= n_items) fewest = 0;
+    s->root = ok ? calloc(n_options + 1, sizeof(int)) : NULL;
+    if (ok && s->root == NULL) { PyErr_NoMemory(); ok = 0; }
+    for (int o = 0; ok && o < n_options; o++)
+        if (s->mask[(size_t)o * MAX_WORDS + fewest / 64] >> (fewest % 64) & 1) s->root[s->n_root++] = o;
     free(start);
     free(masks);
     return ok ? 0 : -1;
@@ -258,11 +269,20 @@ static PyObject *Board_run(Board *s, PyObject *args) {
     s->running = 1;
     Py_INCREF(callback);
     s->thread_state = PyEval_SaveThread();
-    if (s->cancel) s->status = CANCELLED;
-    else if (s->words == 1) search_1(s, board, 0);
-    else if (s->words == 2) search_2(s, board, 0);
-    else if (s->words == 3) search_3(s, board, 0);
-    else search_4(s, board, 0);
+    for (int k = 0; k < s->n_root && s->status == DONE; k++) {
+        int o = s->root[k];
+        if (s->cancel) { s->status = CANCELLED; break; }
+        if (!fits(s, o)) continue;
+        uint64_t next[MAX_WORDS];
+        for (int w = 0; w < MAX_WORDS; w++) next[w] = board[w] | s->mask[(size_t)o * MAX_WORDS + w];
+        count_in(s, o, 1);
+        s->chosen[0] = o;
+        if (s->words == 1) search_1(s, next, 1);
+        else if (s->words == 2) search_2(s, next, 1);
+        else if (s->words == 3) search_3(s, next, 1);
+        else search_4(s, next, 1);
+        count_in(s, o, -1);
+    }
     PyEval_RestoreThread(s->thread_state);
     s->running = 0;
     Py_DECREF(callback);
@@ -288,7 +308,7 @@ static PyTypeObject BoardType = {
     .tp_name = "polytile_exactcover._bitboard.Board",
     .tp_basicsize = sizeof(Board),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Board(n_items, options, groups): an exact cover of at most 256 items on bitboards",
+    .tp_doc = "Board(n_items, options, groups[, first_item]): an exact cover of at most 256 items on bitboards",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Board_init,
     .tp_dealloc = (destructor)Board_dealloc,
