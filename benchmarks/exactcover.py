@@ -39,9 +39,9 @@ from pathlib import Path
 import attrs
 
 from polytile_core import api
-from polytile_core.builtin import build_tiling
-from polytile_core.host import Host
-from polytile_core.pipeline import make_plan, read_pipeline
+from polytile_core.config.pipeline import make_plan, read_pipeline
+from polytile_core.host.registry import Host
+from polytile_core.model.tiling import build_tiling
 
 from polytile_exactcover.cover import cover_problem
 

@@ -14,7 +14,6 @@ import typing
 
 import attrs
 import cattrs
-from cattrs.gen import make_dict_structure_fn
 from cattrs.errors import (
     AttributeValidationNote,
     ClassValidationError,
@@ -22,6 +21,7 @@ from cattrs.errors import (
     IterableValidationError,
     IterableValidationNote,
 )
+from cattrs.gen import make_dict_structure_fn
 
 from polytile_core.errors import InputError
 
@@ -36,7 +36,9 @@ def _show(value) -> str:
 
 
 def _strict(kind):
-    def structure(value, _):
+    def structure(value, cl):
+        if cl is not kind and issubclass(cl, enum.Enum):  # a str enum such as Termination
+            return _member(value, cl)
         ok = isinstance(value, kind) and not (kind in (int, float) and isinstance(value, bool))
         if kind is float and isinstance(value, int) and not isinstance(value, bool):
             return float(value)
@@ -45,6 +47,14 @@ def _strict(kind):
         return value
 
     return structure
+
+
+def _member(value, cl):
+    for member in cl:
+        if value == member.value and type(value) is type(member.value):
+            return member
+    choices = ", ".join(repr(member.value) for member in cl)
+    raise ValueError(f"expected one of {choices}, got {_show(value)}")
 
 
 def _is_list(cl) -> bool:
@@ -78,13 +88,18 @@ def make_converter() -> cattrs.Converter:
             if not isinstance(value, (list, tuple)):
                 raise ValueError(f"expected a list, got {_show(value)}")
             if typing.get_origin(cl) is tuple and rest and rest[0] is not Ellipsis:
+                if len(value) != len(rest) + 1:
+                    raise ValueError(f"expected {len(rest) + 1} items, got {_show(value)}")
                 return tuple(converter.structure(item, t) for item, t in zip(value, (item_type, *rest)))
             errors, items = [], []
             for index, item in enumerate(value):
                 try:
                     items.append(converter.structure(item, item_type))
                 except Exception as exc:  # collected into one group, like cattrs does
-                    exc.__notes__ = [*getattr(exc, "__notes__", []), IterableValidationNote(f"Structuring {cl} @ index {index}", index, item_type)]
+                    exc.__notes__ = [
+                        *getattr(exc, "__notes__", []),
+                        IterableValidationNote(f"Structuring {cl} @ index {index}", index, item_type),
+                    ]
                     errors.append(exc)
             if errors:
                 raise IterableValidationError(f"While structuring {cl}", errors, cl)
@@ -160,8 +175,8 @@ def make_converter() -> cattrs.Converter:
 CONVERTER = make_converter()
 
 
-def _messages(exc: BaseException, path: str) -> list[str]:
-    """Flatten cattrs' exception groups into ``key.path: message`` lines."""
+def _messages(exc: BaseException, path: str) -> list[tuple[str, str]]:
+    """Flatten cattrs' exception groups into ``(key.path, message)`` pairs."""
     if isinstance(exc, (ClassValidationError, IterableValidationError)):
         lines = []
         with_notes, without_notes = exc.group_exceptions()
@@ -177,10 +192,13 @@ def _messages(exc: BaseException, path: str) -> list[str]:
         return lines
     if isinstance(exc, ForbiddenExtraKeysError):
         keys = ", ".join(sorted(exc.extra_fields))
-        return [f"{path + ': ' if path else ''}unknown key{'s' if len(exc.extra_fields) > 1 else ''} {keys}"]
+        return [(path, f"unknown key{'s' if len(exc.extra_fields) > 1 else ''} {keys}")]
     if isinstance(exc, KeyError):
-        return [f"{path}: required key is missing"]
-    return [f"{path + ': ' if path else ''}{exc}"]
+        return [(path, "required key is missing")]
+    if isinstance(exc, InputError):  # raised by an options class's own check, with a path inside it
+        inner = ".".join(part for part in (path, exc.path) if part)
+        return [(inner, exc.message)]
+    return [(path, str(exc))]
 
 
 def structure(data, cls, *, path: str = "", source: str | None = None):
@@ -189,7 +207,6 @@ def structure(data, cls, *, path: str = "", source: str | None = None):
         return CONVERTER.structure(data, cls)
     except Exception as exc:  # every structuring failure becomes an InputError
         lines = _messages(exc, path)
-        first = lines[0] if lines else str(exc)
-        key, _, message = first.rpartition(": ") if ": " in first else ("", "", first)
+        key, message = lines[0] if lines else (path, str(exc))
         more = f" (and {len(lines) - 1} more problem{'s' if len(lines) > 2 else ''})" if len(lines) > 1 else ""
         raise InputError(message + more, source=source, path=key or None) from None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from polytile_core.geometry import Cell
+from polytile_core.model.geometry import Cell
 
 EDGE_STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1))
 KING_STEPS = EDGE_STEPS + ((1, 1), (1, -1), (-1, 1), (-1, -1))
@@ -80,7 +80,12 @@ def enclosed_area(fence: Iterable[Cell], board: Iterable[Cell], neighbours: int 
 
 
 def check_fence(
-    fence: Iterable[Cell], interior: Iterable[Cell], objective: int | None, board: Iterable[Cell], neighbours: int, score: str
+    fence: Iterable[Cell],
+    interior: Iterable[Cell],
+    objective: int | None,
+    board: Iterable[Cell],
+    neighbours: int,
+    score: str,
 ) -> None:
     """Raise ``EnclosureCheckError`` unless the model's interior and objective are what the
     flood fill finds: every pocket (``pockets``), or exactly one whole pocket (``region``)."""
@@ -93,7 +98,9 @@ def check_fence(
     if score == "region":
         if interior not in pockets and (interior or pockets):
             sizes = [len(pocket) for pocket in pockets]
-            raise EnclosureCheckError(f"the model's region ({len(interior)} cells) is not one pocket of the fence (pockets: {sizes})")
+            raise EnclosureCheckError(
+                f"the model's region ({len(interior)} cells) is not one pocket of the fence (pockets: {sizes})"
+            )
         return
     truth = frozenset().union(*pockets)
     if interior != truth:

@@ -16,11 +16,11 @@ import pytest
 
 import polytile_exactcover
 from polytile_core import api
-from polytile_core.backend import SolveSettings
-from polytile_core.builtin import build_tiling
+from polytile_core.host.contracts import SolveSettings
+from polytile_core.model.tiling import build_tiling
 from polytile_core.errors import InputError
-from polytile_core.geometry import Region
-from polytile_core.results import Termination
+from polytile_core.model.geometry import Region
+from polytile_core.output.results import Termination
 from polytile_core.testing import count_tilings_brute_force, fresh_host
 from polytile_exactcover import ExactCoverBackend, ExactCoverOptions
 from polytile_exactcover.cover import cover_problem

@@ -1,0 +1,38 @@
+"""The tiling model of Garvie & Burkardt (2020), built from pieces and a region."""
+
+from __future__ import annotations
+
+from polytile_core.model.geometry import Region, placements
+from polytile_core.model.problem import PieceType
+from polytile_core.model.zero_one import Model, Placement
+
+
+def build_tiling(pieces: tuple[PieceType, ...], region: Region, options=None) -> Model:
+    """The exact-cover ILP of Garvie & Burkardt (2020): one 0-1 variable per placement,
+    each cell covered exactly once, each piece used within its multiplicity.
+
+    Lean on memory (a 100×100 board with unlimited pentominoes has 606,000 placements):
+    placements share the region's cell tuples, and each variable's ``(var, 1)`` term is
+    one tuple shared by its piece row and its cell rows."""
+    model = Model(name="tiling")
+    shared_cell = {cell: cell for cell in region.cells}
+    covering: dict[tuple[int, int], list[tuple[int, int]]] = {cell: [] for cell in sorted(region.cells)}
+    for piece in pieces:
+        terms: list[tuple[int, int]] = []
+        for shape in piece.orientations():  # one at a time: ``add_variable`` checks the run's clock between them
+            for placed in placements([shape], region):
+                cells = tuple(shared_cell[cell] for cell in placed)
+                term = (model.add_variable(f"{piece.name}#{len(terms)}", placement=Placement(piece.name, cells)), 1)
+                terms.append(term)
+                for cell in cells:
+                    covering[cell].append(term)
+        if piece.exact:
+            model.add_constraint(terms, "==", piece.minimum, f"piece {piece.name}")
+        else:
+            if piece.minimum > 0:
+                model.add_constraint(terms, ">=", piece.minimum, f"piece {piece.name} min")
+            if piece.maximum is not None:
+                model.add_constraint(terms, "<=", piece.maximum, f"piece {piece.name} max")
+    for (x, y), terms in covering.items():
+        model.add_constraint(terms, "==", 1, f"cell {x},{y}")
+    return model
