@@ -43,8 +43,8 @@ class ExactCoverOptions:
     counter: Literal["auto", "frontier", "memo", "search"] = attrs.field(
         default="auto",
         metadata={"description": "how mode count counts: frontier (a table scan in C), memo (memoised search "
-                  "in Python), search (list without storing, by the kernel) or auto (frontier, else memo while "
-                  "states recur, else search)"},
+                  "in Python), search (list without storing, by the kernel) or auto (a short dancing-links probe, "
+                  "then frontier, memo and search, each within its budget)"},
     )
     kernel: Literal["auto", "bitboard", "dlx"] = attrs.field(
         default="auto",
