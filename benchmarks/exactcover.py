@@ -37,16 +37,19 @@ import time
 from pathlib import Path
 
 import attrs
+from polytile_exactcover.cover import cover_problem
 
 from polytile_core import api
 from polytile_core.config.pipeline import make_plan, read_pipeline
 from polytile_core.host.registry import Host
 from polytile_core.model.tiling import build_tiling
 
-from polytile_exactcover.cover import cover_problem
-
 EXPECTED = {
-    "6x10 all": 9356, "6x10 count": 9356, "6x10 distinct": 2339, "5x12 all": 4040, "8x8 minus centre all": 520,
+    "6x10 all": 9356,
+    "6x10 count": 9356,
+    "6x10 distinct": 2339,
+    "5x12 all": 4040,
+    "8x8 minus centre all": 520,
     "8x8 dominoes count": 12_988_816,
 }
 PAPER = Path(__file__).resolve().parent.parent / "examples" / "paper"
@@ -73,7 +76,7 @@ def matrix(plan, keep=lambda placement: True):
     problem = cover_problem(model)
     rows = [
         sorted(item - 1 for item in items)
-        for (items, _), var in zip(problem.options, problem.variables)
+        for (items, _), var in zip(problem.options, problem.variables, strict=True)
         if keep(model.placements[var])
     ]
     return problem.n_items, rows
@@ -129,7 +132,9 @@ def polytile_note() -> str:
     details = LAST_DETAILS.pop("polytile", {})
     parts = [f"kernel {details.get('exactcover_kernel', '?')}"]
     if "exactcover_table_peak_states" in details:
-        parts.append(f"table {details['exactcover_table_peak_states']:,} states, {details['exactcover_table_peak_mb']} MB")
+        parts.append(
+            f"table {details['exactcover_table_peak_states']:,} states, {details['exactcover_table_peak_mb']} MB"
+        )
     if "exactcover_counter_fallback" in details:
         parts.append(f"fallback: {details['exactcover_counter_fallback']}")
     parts.append(f"max RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
@@ -211,7 +216,8 @@ def dxz_counter(columns, rows):
 def measure(entries, expected, repeats):
     """Time every tool of one task, round robin (run 1 of each tool, then run 2, ...), so
     that a change in the load of a shared machine falls on all tools alike."""
-    runs, times, notes = {}, {name: [] for name, _ in entries}, {}
+    runs, notes = {}, {}
+    times: dict[str, list[float]] = {name: [] for name, _ in entries}
     for name, make in entries:
         try:
             runs[name] = make()
@@ -243,8 +249,11 @@ def main():
     parser.add_argument("--skip-slow", action="store_true", help="skip exact-cover's 6x10 listing (the slowest)")
     parser.add_argument("--only", choices=sorted(EXPECTED), action="append", help="run this task (repeatable)")
     parser.add_argument("--skip-split", action="store_true", help="leave out the checkerboard split runs")
-    parser.add_argument("--zdd-without-memo", action="store_true",
-                        help="also time xcover's ZDD count without its memo cache (minutes on 8x8)")
+    parser.add_argument(
+        "--zdd-without-memo",
+        action="store_true",
+        help="also time xcover's ZDD count without its memo cache (minutes on 8x8)",
+    )
     arguments = parser.parse_args()
     has_split = importlib.util.find_spec("polytile_checkerboard") is not None and not arguments.skip_split
 
@@ -290,26 +299,38 @@ def main():
             ("polytile exactcover (1 core)", polytile_run((8, 8), dominoes, "count")),
             ("dxz (dxz_count)", lambda: dxz_counter(*board)),
             ("exact-cover (get_solution_count)", lambda: exact_cover_count(*board)),
-            ("xcover (ZDD, memo cache)", lambda: xcover_zdd_count(*board, memo=True)),
+            ("xcover (ZDD, memo cache)", lambda: xcover_zdd_count(board[0], board[1], memo=True)),
         ],
     }
     for name in PAPER_SOURCES:
         tasks[f"{name} count"] = [("polytile exactcover (1 core)", polytile_paper(name))]
     if has_split:
-        tasks["6x10 all"].insert(1, ("polytile exactcover + checkerboard, 2 jobs",
-                                     polytile_run((10, 6), pentominoes, "all", split="checkerboard", jobs=2)))
-        tasks["8x8 dominoes count"].insert(1, ("polytile exactcover + checkerboard, 2 jobs",
-                                               polytile_run((8, 8), dominoes, "count", split="checkerboard", jobs=2)))
+        tasks["6x10 all"].insert(
+            1,
+            (
+                "polytile exactcover + checkerboard, 2 jobs",
+                polytile_run((10, 6), pentominoes, "all", split="checkerboard", jobs=2),
+            ),
+        )
+        tasks["8x8 dominoes count"].insert(
+            1,
+            (
+                "polytile exactcover + checkerboard, 2 jobs",
+                polytile_run((8, 8), dominoes, "count", split="checkerboard", jobs=2),
+            ),
+        )
     if arguments.zdd_without_memo:
-        tasks["8x8 dominoes count"].append(("xcover (ZDD)", lambda: xcover_zdd_count(*board, memo=False)))
+        tasks["8x8 dominoes count"].append(("xcover (ZDD)", lambda: xcover_zdd_count(board[0], board[1], memo=False)))
     if arguments.skip_slow:
         tasks["6x10 all"] = [task for task in tasks["6x10 all"] if task[0] != "exact-cover"]
 
     if arguments.only:
         tasks = {name: tasks[name] for name in arguments.only}
-    print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, Python {platform.python_version()}, "
-          f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, median of {arguments.repeats}, "
-          f"load average {' '.join(f'{load:.2f}' for load in os.getloadavg())}")
+    print(
+        f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, Python {platform.python_version()}, "
+        f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, median of {arguments.repeats}, "
+        f"load average {' '.join(f'{load:.2f}' for load in os.getloadavg())}"
+    )
     for task, entries in tasks.items():
         print(f"\n## {task} (expected {EXPECTED[task]:,})")
         baseline = None

@@ -19,11 +19,10 @@ from typing import Literal
 import attrs
 
 from polytile_core import hookimpl
-from polytile_core.host.contracts import BackendResult, SolveSettings
 from polytile_core.errors import InputError
+from polytile_core.host.contracts import BackendResult, SolveSettings
 from polytile_core.model.zero_one import Model
 from polytile_core.output.results import Found, Termination
-
 from polytile_exactcover._bitboard import Board
 from polytile_exactcover._dlx import Search
 from polytile_exactcover.cover import CoverProblem, cover_problem
@@ -42,24 +41,32 @@ class ExactCoverOptions:
 
     counter: Literal["auto", "frontier", "memo", "search"] = attrs.field(
         default="auto",
-        metadata={"description": "how mode count counts: frontier (a table scan in C), memo (memoised search "
-                  "in Python), search (list without storing, by the kernel) or auto (a short dancing-links probe, "
-                  "then frontier, memo and search, each within its budget)"},
+        metadata={
+            "description": "how mode count counts: frontier (a table scan in C), memo (memoised search "
+            "in Python), search (list without storing, by the kernel) or auto (a short dancing-links probe, "
+            "then frontier, memo and search, each within its budget)"
+        },
     )
     kernel: Literal["auto", "bitboard", "dlx"] = attrs.field(
         default="auto",
-        metadata={"description": "what lists (and counts by search): bitboard (at most 256 items: cells and "
-                  "pieces used once), dlx (dancing links, any size) or auto (bitboard when it fits)"},
+        metadata={
+            "description": "what lists (and counts by search): bitboard (at most 256 items: cells and "
+            "pieces used once), dlx (dancing links, any size) or auto (bitboard when it fits)"
+        },
     )
     memo_budget: int = attrs.field(
         default=1_000_000,
-        metadata={"description": "states the frontier table may hold in one layer (and the memo in all) before "
-                  "counting falls back to search"},
+        metadata={
+            "description": "states the frontier table may hold in one layer (and the memo in all) before "
+            "counting falls back to search"
+        },
     )
     symmetry: Literal["search", "burnside"] = attrs.field(
         default="search",
-        metadata={"description": "with distinct: break the symmetry in the search (search), or count the "
-                  "solutions each symmetry fixes (burnside)"},
+        metadata={
+            "description": "with distinct: break the symmetry in the search (search), or count the "
+            "solutions each symmetry fixes (burnside)"
+        },
     )
 
     def __attrs_post_init__(self):
@@ -142,7 +149,7 @@ def listing_kernel(problem: CoverProblem, kernel: str, limits: Limits):
     if kernel == "bitboard" and not fits:
         raise InputError(
             f"the bitboard kernel holds at most {BITBOARD_ITEMS} items, this model has {problem.n_items} "
-            "(use kernel = \"auto\" or \"dlx\")",
+            '(use kernel = "auto" or "dlx")',
             path="options.exactcover.kernel",
         )
     dancing_links = Search(problem.n_items, problem.options, problem.groups)
@@ -168,8 +175,9 @@ def first_branch(options, n_items: int) -> int:
 def enumerate_covers(problem: CoverProblem, on_ones, limits: Limits, limit: int = 0, kernel: str = "auto") -> Outcome:
     """List the covers, ``on_ones(sorted model variables)`` per solution, or count them
     (``on_ones`` None), on the kernel ``listing_kernel`` picks."""
-    if limits.reason():
-        return Outcome(limits.reason(), 0, kernel, {"kernel": kernel})
+    reason = limits.reason()
+    if reason:
+        return Outcome(reason, 0, kernel, {"kernel": kernel})
     search, name = listing_kernel(problem, kernel, limits)
     callback = None
     if on_ones is not None:
@@ -209,8 +217,13 @@ def count_covers(problem: CoverProblem, options: ExactCoverOptions, limits: Limi
     if options.counter in ("auto", "memo"):
         auto = options.counter == "auto"
         try:
-            count = memo_count(problem, budget=options.memo_budget if auto else float("inf"), probe=auto,
-                               stop=limits.stop, deadline=limits.deadline)
+            count = memo_count(
+                problem,
+                budget=options.memo_budget if auto else float("inf"),
+                probe=auto,
+                stop=limits.stop,
+                deadline=limits.deadline,
+            )
             return Outcome("completed", count, "memo", {"kernel": "memo", **_fallback(notes)})
         except Stopped as stopped:
             return Outcome(stopped.reason, 0, "memo", {"kernel": "memo", **_fallback(notes)})
@@ -247,8 +260,10 @@ class ExactCoverBackend:
         problem = cover_problem(model)
         limits = Limits(stop, settings.time_limit)
         decision = set(model.decision)
-        report = on_solution if decision == set(range(model.num_variables)) else (
-            lambda ones: on_solution([var for var in ones if var in decision])
+        report = (
+            on_solution
+            if decision == set(range(model.num_variables))
+            else (lambda ones: on_solution([var for var in ones if var in decision]))
         )
         distinct = None
         if settings.distinct and settings.mode in ("all", "count"):

@@ -58,7 +58,7 @@ def cover_problem(model: Model, *, allowed: set[int] | None = None) -> CoverProb
     bounds: dict[tuple, list[int]] = {}
     for index, constraint in enumerate(model.constraints):
         terms = [(var, coefficient) for var, coefficient in constraint.terms if coefficient != 0]
-        for var, coefficient in terms:
+        for _var, coefficient in terms:
             if not isinstance(coefficient, int) or coefficient < 0:
                 raise _refuse(f"constraint {constraint.name!r} has the coefficient {coefficient!r}")
         if constraint.sense == "==" and constraint.rhs == 1 and all(c == 1 for _, c in terms):
@@ -103,7 +103,7 @@ def scan_order(model: Model, n_items: int, options, variables) -> tuple[tuple[in
     (found as the one cell every option of a row shares) column by column along the
     shorter side of their bounding box, then the other rows."""
     options_of: dict[int, list[int]] = {}
-    for (items, _), var in zip(options, variables):
+    for (items, _), var in zip(options, variables, strict=True):
         for item in items:
             options_of.setdefault(item, []).append(var)
     shared: dict[int, set[tuple[int, int]]] = {}

@@ -54,7 +54,9 @@ def layout(problem: CoverProblem) -> Layout | str:
     rows.sort(key=lambda row: row[0])
     # An upper bound no choice of options can pass is dropped (0): the total then only
     # matters up to the lower bound, where the scan saturates it.
-    groups = [(lo, 0 if hi >= reachable else hi) for (lo, hi), reachable in zip(problem.groups, weight_sum)]
+    groups = [
+        (lo, 0 if hi >= reachable else hi) for (lo, hi), reachable in zip(problem.groups, weight_sum, strict=True)
+    ]
     if sum(max(hi, lo).bit_length() for lo, hi in groups) > 64:
         return "the piece counts need more than 64 bits"
     return Layout(n_cells, rows, groups, (1 << tail) - 1)

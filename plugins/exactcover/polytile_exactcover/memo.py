@@ -18,7 +18,6 @@ import time
 
 from polytile_exactcover.cover import CoverProblem
 
-
 # Measured: 9×9 minus a corner with L-tetrominoes finds half its look-ups in the table at
 # 16k states; 6×10 with the 12 pentominoes finds 8% (and dancing links wins there).
 PROBE_STATES = 16_384
@@ -64,7 +63,7 @@ def memo_count(
 
     def ways(covered: int, totals: tuple[int, ...]) -> int:
         if covered == full:
-            return int(all(total >= lo for total, lo in zip(totals, lows)))
+            return int(all(total >= lo for total, lo in zip(totals, lows, strict=True)))
         key = (covered, totals)
         known = table.get(key)
         if known is not None:

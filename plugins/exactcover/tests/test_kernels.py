@@ -12,19 +12,19 @@ from __future__ import annotations
 import random
 import threading
 
-import pytest
-
 import polytile_exactcover
-from polytile_core import api
-from polytile_core.host.contracts import SolveSettings
-from polytile_core.model.tiling import build_tiling
-from polytile_core.errors import InputError
-from polytile_core.model.geometry import Region
-from polytile_core.output.results import Termination
-from polytile_core.testing import count_tilings_brute_force, fresh_host
+import pytest
 from polytile_exactcover import ExactCoverBackend, ExactCoverOptions
 from polytile_exactcover.cover import cover_problem
 from polytile_exactcover.frontier import layout
+
+from polytile_core import api
+from polytile_core.errors import InputError
+from polytile_core.host.contracts import SolveSettings
+from polytile_core.model.geometry import Region
+from polytile_core.model.tiling import build_tiling
+from polytile_core.output.results import Termination
+from polytile_core.testing import count_tilings_brute_force, fresh_host
 
 SHAPES = {
     "D": ["##"],
@@ -123,8 +123,13 @@ def test_the_random_instances_cover_what_they_claim():
     assert {piece.kind for _, pieces in drawn for piece in pieces} == {"free", "one-sided", "fixed"}
     assert any(piece.unlimited for _, pieces in drawn for piece in pieces)
     assert any(piece.max is not None and piece.min is not None for _, pieces in drawn for piece in pieces)
-    tiled = sum(1 for rows, pieces in drawn[:60] if count_tilings_brute_force(
-        Region.from_rows(rows).cells, api.plan(rows, pieces, backend="exactcover", host=HOST).pieces))
+    tiled = sum(
+        1
+        for rows, pieces in drawn[:60]
+        if count_tilings_brute_force(
+            Region.from_rows(rows).cells, api.plan(rows, pieces, backend="exactcover", host=HOST).pieces
+        )
+    )
     assert tiled >= 15  # 20 of the first 60
 
 
@@ -153,8 +158,16 @@ def test_published_counts_on_both_listing_kernels(rows, pieces, expected):
 def test_distinct_lists_one_tiling_per_class_on_both_kernels(kernel):
     """Dana Scott's 65 (oracles.md), symmetry broken in the search on either kernel."""
     rows = ["########"] * 3 + ["###..###"] * 2 + ["########"] * 3
-    result = api.solve(api.plan(rows, [api.family("pentominoes")], mode="all", backend="exactcover", distinct=True,
-                                options={"exactcover": {"kernel": kernel}}))
+    result = api.solve(
+        api.plan(
+            rows,
+            [api.family("pentominoes")],
+            mode="all",
+            backend="exactcover",
+            distinct=True,
+            options={"exactcover": {"kernel": kernel}},
+        )
+    )
     assert (result.count, result.distinct_count, len(result.solutions)) == (520, 65, 65)
     assert kernel in result.details["exactcover_kernel"]
 
@@ -172,7 +185,14 @@ def test_the_frontier_says_why_it_cannot_scan():
 
 def test_a_frontier_past_its_budget_falls_back_with_a_note():
     """8×8 dominoes (OEIS A004003) with a table budget of 10 states: counted by search instead."""
-    result = api.solve(api.plan((8, 8), [api.piece("D", ["##"], unlimited=True)], mode="count", backend="exactcover",
-                                options={"exactcover": {"memo_budget": 10}}))
+    result = api.solve(
+        api.plan(
+            (8, 8),
+            [api.piece("D", ["##"], unlimited=True)],
+            mode="count",
+            backend="exactcover",
+            options={"exactcover": {"memo_budget": 10}},
+        )
+    )
     assert result.count == 12_988_816
     assert "frontier: more than 10 states" in result.details["exactcover_counter_fallback"]
