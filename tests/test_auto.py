@@ -85,9 +85,15 @@ def test_auto_counts_with_the_counter_that_fits_and_says_so():
     assert route["how"].startswith("chosen by auto")
 
 
-def test_auto_optimises_with_an_ilp_backend_that_accepts_an_objective():
-    plan = api.plan(None, [api.family("tetrominoes")], problem="enclose")
-    routing = choose(plan, model_features(plan.build()))
+def test_an_optimisation_takes_its_problems_own_backend_else_an_ilp_backend_that_optimises():
+    host = Host()
+    plan = api.plan(None, [api.family("tetrominoes")], problem="enclose", host=host)
+    # The enclose builder declares its problem's own backend: auto takes it.
+    assert plan.candidates is None and plan.backend_why == "the enclose problem's own backend"
+    assert plan.backend is host.get("backends", plan.backend.name)
+    # Without that declaration auto chooses by capabilities: an ILP backend that optimises.
+    candidates = api.plan(L_2X4, [L_PIECE], host=host).candidates
+    routing = choose(attrs.evolve(plan, backend=None, candidates=candidates), model_features(plan.build()))
     assert not routing.race
     [route] = routing.routes
     assert route.split is None and route.backend.capabilities.optimises

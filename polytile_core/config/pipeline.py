@@ -61,6 +61,8 @@ class Plan:
     # A polytile_core.solve.checkpoint.Checkpoint: a split run skips the parts it holds and records new ones.
     checkpoint: object = None
     candidates: Candidates | None = None
+    # Why the plan has its backend: named in the pipeline, or its problem kind's own.
+    backend_why: str = "named in the pipeline"
 
     def tiling_problem(self) -> TilingProblem:
         return TilingProblem(self.region, self.pieces)
@@ -207,8 +209,11 @@ def make_plan(pipeline: Pipeline, host: Host) -> Plan:
     """Resolve a structured pipeline against the installed plugins."""
     builder = host.get("builders", pipeline.problem)
     solve = pipeline.solve
-    auto = solve.backend == AUTO
-    backend = None if auto else host.get("backends", solve.backend)
+    # auto: the problem's own backend when its builder declares one, else chosen by the run.
+    named = builder.backend if solve.backend == AUTO else solve.backend
+    backend = host.get("backends", named) if named else None
+    auto = backend is None
+    backend_why = "named in the pipeline" if solve.backend != AUTO else f"the {pipeline.problem} problem's own backend"
     # auto races routes or runs a split's parts on every usable core unless told otherwise.
     jobs = solve.jobs if solve.jobs is not None else (usable_cores() if auto else 1)
     if jobs < 1:
@@ -251,10 +256,6 @@ def make_plan(pipeline: Pipeline, host: Host) -> Plan:
     mode = "optimize" if pipeline.problem != "tiling" else solve.mode
     pieces = resolve_pieces(pipeline.pieces, host)
     region = resolve_region(pipeline.region, required=pipeline.problem == "tiling")
-    if pipeline.problem == "tiling":
-        reason = TilingProblem(region, pieces).area_problem()
-        if reason:
-            raise InputError(reason, path="pieces")
     return Plan(
         problem=pipeline.problem,
         pieces=pieces,
@@ -263,6 +264,7 @@ def make_plan(pipeline: Pipeline, host: Host) -> Plan:
         builder_options=plugin_options(host, builder, pipeline),
         backend=backend,
         backend_options=None if backend is None else plugin_options(host, backend, pipeline),
+        backend_why=backend_why,
         settings=SolveSettings(mode=mode, time_limit=solve.time_limit, workers=solve.workers or 0, seed=solve.seed),
         split=split,
         split_options=plugin_options(host, split, pipeline) if split else None,

@@ -56,6 +56,8 @@ class BackendResult:
     bound: float | None = None
     # Solutions up to symmetry, from a backend that handled ``settings.distinct`` itself.
     distinct_count: int | None = None
+    # Facts about how the answer was reached (e.g. how the bound was proved), for Result.details.
+    details: dict = attrs.Factory(dict)
 
 
 @contextlib.contextmanager
@@ -130,10 +132,18 @@ Provided = TypeVar("Provided", contravariant=True)
 class Register(Protocol[Provided]):
     """The ``register`` argument of a registration hook: ``Register[BackendFactory]`` takes
     a backend factory.  ``options`` is an attrs class read from ``[options.<name>]``;
-    ``help`` is the line ``polytile plugins`` shows; ``capabilities`` (backends and
-    splits) is what ``backend = "auto"`` reads (``polytile_core.host.capabilities``)."""
+    ``help`` is the line ``polytile plugins`` shows; ``backend`` (builders only) names the
+    backend a pipeline of that problem kind uses when it names none; ``capabilities``
+    (backends and splits) is what ``backend = "auto"`` reads (``polytile_core.host.capabilities``)."""
 
     def __call__(
-        self, name: str, provides: Provided, /, *, options: type | None = None, help: str = "",
+        self,
+        name: str,
+        provides: Provided,
+        /,
+        *,
+        options: type | None = None,
+        help: str = "",
+        backend: str | None = None,
         capabilities: object | None = None,
     ) -> None: ...

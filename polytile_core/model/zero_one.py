@@ -98,6 +98,9 @@ class Model:
     ``details`` are facts about how the model was built (rules, sizes), copied into
     ``Result.details``; ``verify``, when set, is called on every solution a run returns
     and raises if an independent check disagrees with the model.
+    ``problem``, when set, is the builder's own statement of the problem, for a backend
+    that solves it directly rather than through the rows (the enclosure plugin's fence
+    backend); other backends ignore it.
     ``symmetries`` are permutations of the variables that carry every solution to a
     solution (for a tiling: the region's symmetries), identity first, forming a group;
     empty when unknown.  "Distinct" solutions are counted up to these; for a tiling the
@@ -116,6 +119,7 @@ class Model:
     details: dict[str, str | int | float] = attrs.Factory(dict)
     verify: Callable[[Any], None] | None = None
     symmetries: list[tuple[int, ...]] = attrs.Factory(list)
+    problem: Any = None
 
     @property
     def num_variables(self) -> int:

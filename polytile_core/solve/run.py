@@ -70,6 +70,10 @@ def run(
 
     def work():
         try:
+            proof = _proved_by_area(plan)
+            if proof is not None:  # no model to build, nothing to search
+                answers.append(proof)
+                return
             with build_limits(deadline, stop):
                 models.append(_prepared_model(plan))
             model = models[0]
@@ -136,8 +140,28 @@ def _prepared_model(plan: Plan) -> Model:
             gc.enable()
     if plan.distinct and not model.symmetries and plan.region is not None and model.placements:
         # Only when asked: on a large board this costs about as much as building the model.
-        model.symmetries = placement_symmetries(model, plan.region)
+        model.symmetries = placement_symmetries(model, plan.region, plan.pieces)
     return model
+
+
+def _proved_by_area(plan: Plan) -> Outcome | None:
+    """The answer, with no search, when the pieces' areas cannot add up to the region's:
+    a proof that no tiling exists, reported like a split's parity proof."""
+    if plan.problem != "tiling":
+        return None
+    reason = plan.tiling_problem().area_problem()
+    if reason is None:
+        return None
+    counting = plan.settings.mode in ("all", "count")
+    return Outcome(
+        termination=Termination.COMPLETED,
+        found=Found.INFEASIBLE,
+        raw_status="no search",
+        count=0 if counting else None,
+        distinct_count=0 if counting and plan.distinct else None,
+        message=f"impossible by area: {reason}",
+        details={"certificate": "area"},
+    )
 
 
 def _configure(collector: Collector, plan: Plan, model: Model) -> None:
@@ -239,6 +263,7 @@ def _solve_whole(
         objective=None if answer.objective is None else round(answer.objective),
         bound=answer.bound,
         distinct_count=answer.distinct_count,
+        details=answer.details,
     )
 
 
@@ -262,7 +287,7 @@ def _on_one_route(outcome: Outcome, plan: Plan, routing: Routing | None) -> Outc
         route = routing.routes[0]
         report = {**route.report(plan), "how": f"chosen by auto: {route.why}"}
     else:
-        named = Route(plan.backend, plan.split, why="named in the pipeline")
+        named = Route(plan.backend, plan.split, why=plan.backend_why)
         report = {**named.report(plan), "how": named.why}
     return attrs.evolve(_with_route(outcome, report), backend=plan.backend.name)
 

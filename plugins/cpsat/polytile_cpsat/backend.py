@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 
 from ortools.sat.python import cp_model
 
+from polytile_core.errors import InputError
 from polytile_core.host.contracts import BackendResult, SolveSettings, relay_stop
 from polytile_core.model.zero_one import Model
 from polytile_core.output.results import Found, Termination
 from polytile_cpsat import CpsatOptions
+
+# Listing and counting with ``enumerate_all_solutions``: one worker (several find the same
+# solution more than once), and a presolve that keeps every feasible solution (CP-SAT
+# sets this itself when it is unset; a user's ``false`` would count the presolved model).
+_COUNTING_PARAMETERS: dict[str, bool | int] = {"num_workers": 1, "keep_all_feasible_solutions_in_presolve": True}
 
 
 class _Callback(cp_model.CpSolverSolutionCallback):
@@ -88,10 +95,17 @@ class CpsatBackend:
             params.random_seed = settings.seed
         if enumerate_all:
             params.enumerate_all_solutions = True
-            params.num_workers = 1
+            for name, needed in _COUNTING_PARAMETERS.items():
+                setattr(params, name, needed)
         elif settings.workers:
             params.num_workers = settings.workers
         for name, value in self.options.parameters.items():  # checked when the options were read
+            if enumerate_all and name in _COUNTING_PARAMETERS and value != _COUNTING_PARAMETERS[name]:
+                raise InputError(
+                    f"modes all and count need {name} = {json.dumps(_COUNTING_PARAMETERS[name])} to count every tiling "
+                    "exactly once (docs/counting.md); leave it out",
+                    path=f"options.cpsat.parameters.{name}",
+                )
             setattr(params, name, value)
 
         callback = _Callback(

@@ -227,7 +227,7 @@ def explain(plan: Plan) -> str:
     if plan.candidates is None or plan.backend is not None:
         named = plan.backend.name if plan.backend else "?"
         with_split = f" with the {plan.split.name} split" if plan.split else ""
-        return f"backend named: {named}{with_split}; auto chooses nothing (remove solve.backend to let it)"
+        return f"backend {named}{with_split} ({plan.backend_why}); auto chooses nothing"
     started = time.perf_counter()
     model = plan.build()
     built = time.perf_counter() - started
