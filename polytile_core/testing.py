@@ -302,28 +302,46 @@ def count_pictures_brute_force(region_cells: Iterable[Cell], pieces: Iterable[Pi
 
 
 def tiling_problems(instance: Instance, model: Model, ones: Iterable[int]) -> list[str]:
-    """What is wrong with a reported tiling (empty when it is a true tiling): every cell
-    covered once, each piece within its multiplicity, each piece in an allowed orientation."""
-    problems = []
-    covered: dict[Cell, int] = {}
-    used = {piece.name: 0 for piece in instance.pieces}
-    by_name = {piece.name: piece for piece in instance.pieces}
+    """What is wrong with a tiling reported as model variables (empty when it is a true
+    tiling); see ``placement_problems``."""
+    placed, problems = [], []
     for var in ones:
-        placed = model.placements.get(var)
-        if placed is None:
+        placement = model.placements.get(var)
+        if placement is None:
             problems.append(f"variable {var} is not a placement")
+        else:
+            placed.append((placement.piece, placement.cells))
+    return problems + placement_problems(instance.region.cells, instance.pieces, placed)
+
+
+def placement_problems(
+    region_cells: Iterable[Cell], pieces: Iterable[PieceType], placed: Iterable[tuple[str, Iterable[Cell]]]
+) -> list[str]:
+    """What is wrong with a tiling given as ``(piece name, cells)`` pairs (empty when it is
+    a true tiling): every cell covered once, each placement a copy of its piece in an
+    allowed orientation, each piece within its multiplicity.  Shares no code with the
+    model builder or any backend."""
+    problems = []
+    region = set(region_cells)
+    covered: dict[Cell, int] = {}
+    by_name = {piece.name: piece for piece in pieces}
+    used = dict.fromkeys(by_name, 0)
+    for name, cells in placed:
+        cells = tuple(cells)
+        piece = by_name.get(name)
+        if piece is None:
+            problems.append(f"{name!r} is not one of the pieces")
             continue
-        piece = by_name[placed.piece]
-        used[piece.name] += 1
-        low_x = min(x for x, _ in placed.cells)
-        low_y = min(y for _, y in placed.cells)
-        if frozenset((x - low_x, y - low_y) for x, y in placed.cells) not in own_orientations(piece.cells, piece.kind):
-            problems.append(f"{piece.name} at {sorted(placed.cells)} is not a {piece.kind} orientation of it")
-        for cell in placed.cells:
+        used[name] += 1
+        low_x = min(x for x, _ in cells)
+        low_y = min(y for _, y in cells)
+        if frozenset((x - low_x, y - low_y) for x, y in cells) not in own_orientations(piece.cells, piece.kind):
+            problems.append(f"{name} at {sorted(cells)} is not a {piece.kind} orientation of it")
+        for cell in cells:
             covered[cell] = covered.get(cell, 0) + 1
     twice = sorted(cell for cell, times in covered.items() if times > 1)
-    missing = sorted(set(instance.region.cells) - set(covered))
-    outside = sorted(set(covered) - set(instance.region.cells))
+    missing = sorted(region - set(covered))
+    outside = sorted(set(covered) - region)
     for what, cells in (("covered twice", twice), ("not covered", missing), ("outside the region", outside)):
         if cells:
             problems.append(f"cells {what}: {cells}")

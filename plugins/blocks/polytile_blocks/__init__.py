@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 import attrs
 
 from polytile_core import hookimpl
+from polytile_core.host.capabilities import DecomposerCapabilities
 from polytile_core.model.parts import BuildModel, Part, Split
 from polytile_core.errors import InputError
 from polytile_core.model.geometry import Cell, Region
@@ -126,8 +127,6 @@ def usable_cuts(problem: TilingProblem) -> list[Cut]:
 class BlocksSplit:
     """The decomposer registered as ``blocks``."""
 
-    one_solution_only = True
-
     def split(self, problem: TilingProblem, model: Model, build: BuildModel, options: None = None) -> Split:
         if problem.region is None:
             raise InputError("the blocks split needs a region to tile", path="split.method")
@@ -157,4 +156,6 @@ def polytile_register_decomposers(register):
         "blocks",
         BlocksSplit(),
         help="find one tiling fast: tile one of several congruent blocks and repeat it, then try the whole (mode one)",
+        # The parts overlap, so mode one only; raced by auto as the equal of the whole problem.
+        capabilities=DecomposerCapabilities(modes={"one"}, rank={"one": 0}),
     )

@@ -19,6 +19,7 @@ from typing import Literal
 import attrs
 
 from polytile_core import hookimpl
+from polytile_core.host.capabilities import BackendCapabilities
 from polytile_core.errors import InputError
 from polytile_core.host.contracts import BackendResult, SolveSettings
 from polytile_core.model.zero_one import Model
@@ -249,8 +250,6 @@ _TERMINATION = {
 class ExactCoverBackend:
     """Exact cover by dancing links; counts by memo; symmetry broken in the search."""
 
-    supports_distinct = True
-
     def __init__(self, options: ExactCoverOptions | None = None):
         self.options = options or ExactCoverOptions()
 
@@ -297,4 +296,13 @@ def polytile_register_backends(register):
         ExactCoverBackend,
         options=ExactCoverOptions,
         help="exact cover with multiplicities: dancing links in C, memoised counting, symmetry broken in the search",
+        # The fastest for a pure cover (docs/benchmarks/split.md, exactcover.md), but no objective
+        # and no general rows: auto takes an ILP backend for those.
+        capabilities=BackendCapabilities(
+            modes={"one", "all", "count"},
+            accepts={"count rows", "ranges", "weights"},
+            counts_without_listing=True,
+            distinct_in_search=True,
+            rank={"one": 30, "all": 30, "count": 30},
+        ),
     )
