@@ -30,6 +30,7 @@ import sys
 from pathlib import Path
 
 import attrs
+from polytile_checkerboard import CheckerboardOptions
 
 from polytile_core.host.registry import Host
 from polytile_core.solve.split import speedup_measures
@@ -60,6 +61,7 @@ def route_plan(route: str, path: Path, host: Host, args):
         return attrs.evolve(plan, split=None, settings=attrs.evolve(plan.settings, workers=args.jobs))
     options = plan.split_options if split_method == "checkerboard" else None
     if split_method == "checkerboard" and args.order:
+        assert isinstance(options, CheckerboardOptions)
         options = attrs.evolve(options, order=args.order)
     return attrs.evolve(
         plan,
@@ -105,7 +107,7 @@ def table(rows: list[dict], routes) -> str:
     lines = ["| instance | " + " | ".join(f"{route} s" for route in routes) + " |", "|---|" + "---:|" * len(routes)]
     for row in rows:
         times = {route: row[route] for route in routes if row.get(f"{route}_ok")}
-        best = min(times, key=times.get) if times else None
+        best = min(times, key=lambda route: times[route]) if times else None
         cells = [_cell(row[route], row[f"{route}_ok"], row["limit"]) for route in routes]
         cells = [f"**{cell}**" if route == best else cell for route, cell in zip(routes, cells)]
         if row.get("auto_route"):

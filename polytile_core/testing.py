@@ -32,9 +32,9 @@ import attrs
 
 from polytile_core import hookimpl
 from polytile_core.convert import structure
-from polytile_core.host.contracts import BackendResult, SolveSettings
+from polytile_core.host.contracts import BackendResult, Mode, SolveSettings
 from polytile_core.host.registry import Host
-from polytile_core.model.geometry import Cell, Region
+from polytile_core.model.geometry import Cell, Kind, Region
 from polytile_core.model.problem import PieceType
 from polytile_core.model.tiling import build_tiling
 from polytile_core.model.zero_one import Model
@@ -52,7 +52,7 @@ def fresh_host(*plugins: object) -> Host:
 # --------------------------------------------------------------------------- instances
 
 
-def _piece(name: str, rows: list[str], kind: str = "free", minimum: int = 0, maximum: int | None = UNLIMITED):
+def _piece(name: str, rows: list[str], kind: Kind = "free", minimum: int = 0, maximum: int | None = UNLIMITED):
     cells = tuple(sorted((x, y) for y, row in enumerate(rows) for x, char in enumerate(row) if char == "#"))
     return PieceType(name, cells, kind, minimum, maximum)
 
@@ -160,6 +160,7 @@ def reference_optimum() -> float:
     """The optimum of ``optimisation_instance``, found by ``ReferenceBackend``'s exhaustive search."""
     model, _ = optimisation_instance()
     result = ReferenceBackend().solve(model, SolveSettings(mode="optimize"), lambda ones: None, threading.Event())
+    assert result.objective is not None, "the optimisation instance has a solution"
     return result.objective
 
 
@@ -624,7 +625,7 @@ REFERENCE_PLUGIN = _ReferencePlugin()
 # --------------------------------------------------------------------------- conformance
 
 
-def solve_with(backend, model: Model, mode: str, *, time_limit: float | None = None, stop_after: int | None = None):
+def solve_with(backend, model: Model, mode: Mode, *, time_limit: float | None = None, stop_after: int | None = None):
     """Solve and collect what was streamed; ``stop_after`` sets the stop event once that
     many solutions have arrived.  Returns (BackendResult, streamed solutions, seconds)."""
     stop = threading.Event()
@@ -711,7 +712,7 @@ class BackendConformance:
         assert 3 <= len(streamed) < LARGE.count
         assert seconds < self.slack
 
-    def test_infeasible_is_proved(self, impossible: Instance, mode: str):
+    def test_infeasible_is_proved(self, impossible: Instance, mode: Mode):
         result, streamed, _ = solve_with(self.make_backend(), impossible.model(), mode)
         assert (result.termination, result.found) == (Termination.COMPLETED, Found.INFEASIBLE)
         assert result.count in ((0,) if mode == "count" else (None, 0))

@@ -209,10 +209,11 @@ def make_plan(pipeline: Pipeline, host: Host) -> Plan:
     """Resolve a structured pipeline against the installed plugins."""
     builder = host.get("builders", pipeline.problem)
     solve = pipeline.solve
-    # auto: the problem's own backend when its builder declares one, else chosen by the run.
-    named = builder.backend if solve.backend == AUTO else solve.backend
-    backend = host.get("backends", named) if named else None
-    auto = backend is None
+    auto = solve.backend == AUTO
+    if auto and builder.backend is not None:  # the problem kind names its own best backend
+        backend, auto = host.get("backends", builder.backend), False
+    else:
+        backend = None if auto else host.get("backends", solve.backend)
     backend_why = "named in the pipeline" if solve.backend != AUTO else f"the {pipeline.problem} problem's own backend"
     # auto races routes or runs a split's parts on every usable core unless told otherwise.
     jobs = solve.jobs if solve.jobs is not None else (usable_cores() if auto else 1)

@@ -82,10 +82,8 @@ class SolveSpec:
     )
     backend: str = attrs.field(
         default=AUTO,
-        metadata=doc(
-            "the backend plugin (see `polytile plugins`), or auto: the problem's own backend when its builder "
-            "declares one, else polytile chooses (and races) the fastest routes"
-        ),
+        metadata=doc("the backend plugin (see `polytile plugins`), or auto: polytile chooses (and races) the fastest routes; "
+            "a problem kind's own backend when its builder names one (fence for enclosures)"),
     )
     time_limit: float | None = attrs.field(default=None, metadata=doc("seconds before giving up (whole run)"))
     workers: int | None = attrs.field(default=None, metadata=doc("solver threads per solve (backend default if unset)"))

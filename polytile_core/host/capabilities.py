@@ -15,7 +15,7 @@ accepts every feature the model has.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Literal, get_args
 
 import attrs
@@ -28,6 +28,10 @@ AUTO = "auto"
 MODES: frozenset[str] = frozenset(get_args(Mode))
 Feature = Literal["count rows", "ranges", "weights", "general rows", "objective"]
 FEATURES: frozenset[str] = frozenset(get_args(Feature))
+
+
+def _names(values: Iterable[str]) -> frozenset[str]:
+    return frozenset(values)
 
 
 def _known(allowed: frozenset[str], what: str):
@@ -55,8 +59,8 @@ class BackendCapabilities:
     the backend handles when named, but ``auto`` does not pick it for.
     """
 
-    modes: frozenset[str] = attrs.field(converter=frozenset, validator=_known(MODES, "mode"))
-    accepts: frozenset[str] = attrs.field(default=FEATURES, converter=frozenset, validator=_known(FEATURES, "feature"))
+    modes: frozenset[str] = attrs.field(converter=_names, validator=_known(MODES, "mode"))
+    accepts: frozenset[str] = attrs.field(default=FEATURES, converter=_names, validator=_known(FEATURES, "feature"))
     counts_without_listing: bool = False
     distinct_in_search: bool = False
     rank: Mapping[str, int] = attrs.field(factory=dict, validator=_ranks)
@@ -84,10 +88,10 @@ class DecomposerCapabilities:
     """
 
     modes: frozenset[str] = attrs.field(
-        default=frozenset({"one", "all", "count"}), converter=frozenset, validator=_known(MODES, "mode")
+        default=frozenset({"one", "all", "count"}), converter=_names, validator=_known(MODES, "mode")
     )
     part_features: frozenset[str] = attrs.field(
-        default=frozenset(), converter=frozenset, validator=_known(FEATURES, "feature")
+        default=frozenset(), converter=_names, validator=_known(FEATURES, "feature")
     )
     rank: Mapping[str, int] = attrs.field(factory=dict, validator=_ranks)
     min_jobs: int = 1

@@ -43,9 +43,9 @@ class Registration:
     plugin: str
     options: type | None = None
     help: str = ""
-    capabilities: Any = None
     # Builders only: the backend a pipeline of this problem kind uses when it names none.
     backend: str | None = None
+    capabilities: Any = None
 
 
 class Host:
@@ -94,17 +94,13 @@ class Host:
         for impl in hook.get_hookimpls():
             plugin_name = self.manager.get_name(impl.plugin) or repr(impl.plugin)
 
-            def register(
-                name, provides, *, options=None, help="", backend=None, capabilities=None, _plugin=plugin_name
-            ):
+            def register(name, provides, *, options=None, help="", backend=None, capabilities=None, _plugin=plugin_name):
                 if name in found:
                     raise InputError(
                         f"{SINGULAR[capability]} {name!r} is registered by both {found[name].plugin!r} and {_plugin!r}"
                     )
                 if capability == "backends" and name == AUTO:
-                    raise InputError(
-                        f"plugin {_plugin!r} registers a backend called {AUTO!r}, a name polytile keeps for itself"
-                    )
+                    raise InputError(f"plugin {_plugin!r} registers a backend called {AUTO!r}, a name polytile keeps for itself")
                 expected = CAPABILITY_TYPES.get(capability)
                 if capabilities is not None and (expected is None or not isinstance(capabilities, expected)):
                     wanted = f"a {expected.__name__}" if expected else "none"
@@ -114,7 +110,7 @@ class Host:
                     )
                 if capabilities is None and capability == "decomposers":
                     capabilities = DecomposerCapabilities()  # serves every mode; auto never picks it
-                found[name] = Registration(name, provides, _plugin, options, help, capabilities, backend)
+                found[name] = Registration(name, provides, _plugin, options, help, backend, capabilities)
 
             impl.function(register)
         return found

@@ -62,10 +62,11 @@ def in_search(plan: Plan) -> bool:
 
 def canonical_filter(plan: Plan, model: Model) -> Callable[[Solution], bool] | None:
     """Keeps one solution per class (the smallest image), without storing any."""
-    if plan.region is None or not model.placements:
+    region = plan.region
+    if region is None or not model.placements:
         return None
-    symmetries = problem_symmetries(model, plan.region, plan.pieces)
-    return lambda solution: is_canonical(plan.region, solution, symmetries)
+    symmetries = problem_symmetries(model, region, plan.pieces)
+    return lambda solution: is_canonical(region, solution, symmetries)
 
 
 def with_distinct(plan: Plan, model: Model, result: Outcome, collector: Collector, stop: threading.Event) -> Outcome:

@@ -81,9 +81,10 @@ def share(piece: PieceType, blocks: int) -> PieceType | None:
 
 def block_problem(problem: TilingProblem, cut: Cut) -> tuple[TilingProblem | None, str]:
     """The problem of one block at the origin, or ``None`` and why it has no tiling."""
-    pieces = tuple(share(piece, len(cut.origins)) for piece in problem.pieces)
-    if None in pieces:
-        unshared = next(piece for piece, shared in zip(problem.pieces, pieces) if shared is None)
+    shares = [share(piece, len(cut.origins)) for piece in problem.pieces]
+    pieces = tuple(shared for shared in shares if shared is not None)
+    if len(pieces) < len(shares):
+        unshared = next(piece for piece, shared in zip(problem.pieces, shares, strict=True) if shared is None)
         return None, f"the copies of {unshared.name} do not share among {len(cut.origins)} blocks"
     block = TilingProblem(Region.rectangle(cut.width, cut.height), pieces)
     reason = block.area_problem()

@@ -164,7 +164,7 @@ class CheckerboardSplit:
 
         def parts():
             for counts in equations.solutions(options.order, options.seed):
-                details = {"counts": dict(zip((variant.name for variant in variants), counts))}
+                details: dict[str, object] = {"counts": dict(zip((v.name for v in variants), counts, strict=True))}
                 reason = prepared.why_empty(counts)
                 if reason:
                     # Removed before search: no model is built for it.

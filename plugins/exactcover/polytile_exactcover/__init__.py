@@ -19,8 +19,8 @@ from typing import Literal
 import attrs
 
 from polytile_core import hookimpl
-from polytile_core.errors import InputError
 from polytile_core.host.capabilities import BackendCapabilities
+from polytile_core.errors import InputError
 from polytile_core.host.contracts import BackendResult, SolveSettings
 from polytile_core.model.zero_one import Model
 from polytile_core.output.results import Found, Termination
@@ -192,7 +192,9 @@ def count_covers(problem: CoverProblem, options: ExactCoverOptions, limits: Limi
     """Count without listing: the frontier scan, the memo or the search kernel, as
     ``options.counter`` says.  On auto: dancing links if it finishes within
     ``PROBE_NODES`` nodes, else each counter in turn until one fits in its budget, the
-    reason for each step back written to ``details["counter_fallback"]``."""
+    reason for each step back written to ``details["counter_fallback"]``.  A forced
+    frontier scan on a model it cannot lay out (a Burnside count's merged model, say)
+    steps back to the search kernel the same way."""
     notes = []
     if options.counter == "auto":
         probe = Search(problem.n_items, problem.options, problem.groups)
@@ -213,8 +215,6 @@ def count_covers(problem: CoverProblem, options: ExactCoverOptions, limits: Limi
                 f"frontier: {'more than ' + str(budget) + ' states in a layer' if status == 'budget' else status} "
                 f"(peak {states} states, {peaks['table_peak_mb']} MB)"
             )
-        if options.counter == "frontier" and notes:
-            raise InputError(f"cannot count by frontier scan: {notes[-1]}", path="options.exactcover.counter")
     if options.counter in ("auto", "memo"):
         auto = options.counter == "auto"
         try:

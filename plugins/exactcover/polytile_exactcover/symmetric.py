@@ -56,7 +56,9 @@ def choose_anchor(model: Model, problem: CoverProblem, group: list[tuple[int, ..
         variables = frozenset(var for var, _ in model.constraints[row].terms)
         if any(frozenset(g[var] for var in variables) != variables for g in group):
             continue
-        free, fixed, seen = [], [], set()
+        free: list[int] = []
+        fixed: list[int] = []
+        seen: set[int] = set()
         for var in sorted(variables):
             if var in seen:
                 continue
