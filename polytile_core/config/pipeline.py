@@ -209,11 +209,10 @@ def make_plan(pipeline: Pipeline, host: Host) -> Plan:
     """Resolve a structured pipeline against the installed plugins."""
     builder = host.get("builders", pipeline.problem)
     solve = pipeline.solve
-    auto = solve.backend == AUTO
-    if auto and builder.backend is not None:  # the problem kind names its own best backend
-        backend, auto = host.get("backends", builder.backend), False
-    else:
-        backend = None if auto else host.get("backends", solve.backend)
+    # auto: the problem kind's own backend when its builder names one, else chosen by the run.
+    named = builder.backend if solve.backend == AUTO else solve.backend
+    backend = host.get("backends", named) if named else None
+    auto = backend is None
     backend_why = "named in the pipeline" if solve.backend != AUTO else f"the {pipeline.problem} problem's own backend"
     # auto races routes or runs a split's parts on every usable core unless told otherwise.
     jobs = solve.jobs if solve.jobs is not None else (usable_cores() if auto else 1)
@@ -243,7 +242,8 @@ def make_plan(pipeline: Pipeline, host: Host) -> Plan:
         )
     if split and solve.mode not in split.capabilities.modes:
         raise InputError(
-            f"the {split.name} split serves modes {', '.join(sorted(split.capabilities.modes))}, got mode {solve.mode!r}",
+            f"the {split.name} split serves modes {', '.join(sorted(split.capabilities.modes))}, "
+            f"got mode {solve.mode!r}",
             path="split.method",
         )
     if pipeline.problem != "tiling" and solve.mode != "one":
