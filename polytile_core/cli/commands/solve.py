@@ -195,7 +195,9 @@ def ctrl_c_sets(stop: threading.Event, abandon: threading.Event):
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        # Once stopped, the program only exits: a Ctrl-C in that last moment (after Python
+        # has dropped its own handler) would kill it with the signal instead of exit 130.
+        signal.signal(signal.SIGINT, signal.SIG_IGN if stop.is_set() else previous)
 
 
 def summary(result: Result) -> str:
