@@ -5,6 +5,8 @@ so it doubles as the smallest example of one."""
 from __future__ import annotations
 
 import concurrent.futures
+import multiprocessing
+import os
 from pathlib import Path
 
 from polytile_core import hookimpl
@@ -91,7 +93,13 @@ def polytile_register_renderers(register):
 
 
 def _process_pool(jobs: int, options=None) -> concurrent.futures.Executor:
-    return concurrent.futures.ProcessPoolExecutor(max_workers=jobs)
+    """Workers from a forkserver (never fork: the run has threads), each ending when the run does."""
+    from polytile_core.orphans import exit_with_parent
+
+    return concurrent.futures.ProcessPoolExecutor(
+        max_workers=jobs, mp_context=multiprocessing.get_context("forkserver"),
+        initializer=exit_with_parent, initargs=(os.getpid(),),
+    )
 
 
 def _thread_pool(jobs: int, options=None) -> concurrent.futures.Executor:

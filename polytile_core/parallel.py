@@ -10,6 +10,10 @@ part with a tiling ends the run: queued parts are cancelled and a process pool's
 workers are killed (a running solver cannot be asked to stop across processes).
 A part that fails is reported with its key and makes the run an ``error``: a total
 with a missing part would be wrong, so none is claimed.
+
+A part with ``fixed`` variables (the tree split) is sent as its model's key and the
+indices (``polytile_core.fixing``); a worker that does not hold the model yet answers ``ModelNeeded`` and is sent
+the part again with the model (so each worker receives the model about once).
 """
 
 from __future__ import annotations
@@ -17,11 +21,13 @@ from __future__ import annotations
 import concurrent.futures
 import threading
 import time
+import uuid
 
 import attrs
 
 from polytile_core.backend import BackendResult, SolveSettings
 from polytile_core.decompose import Part
+from polytile_core.fixing import ModelNeeded, ModelParcel, forget, model_of, pinned
 from polytile_core.model import Model
 from polytile_core.results import Found, PlacedPiece, Result, Solution, SubproblemReport, Termination
 from polytile_core.run import solution_of
@@ -39,6 +45,8 @@ class PartOutcome:
     answer: BackendResult
     solutions: list[list[int]]
     seconds: float
+    # Of ``seconds``, the time spent making the part's model from the cached whole one.
+    prepare_seconds: float = 0.0
 
 
 def solve_part(factory, backend_options, model: Model, settings: SolveSettings, keep: int | None, stop=None) -> PartOutcome:
@@ -57,6 +65,23 @@ def solve_part(factory, backend_options, model: Model, settings: SolveSettings, 
 
     answer = factory(backend_options).solve(model, settings, on_solution, stop or threading.Event())
     return PartOutcome(answer, solutions, time.perf_counter() - started)
+
+
+def solve_fixed_part(factory, backend_options, parcel: ModelParcel, fixed: tuple[int, ...], settings: SolveSettings,
+                     keep: int | None, stop=None) -> PartOutcome | ModelNeeded:
+    """Solve the whole model of ``parcel`` with the ``fixed`` variables pinned to 1 (in a worker).
+
+    ``prepare_seconds`` is what the part costs beyond the backend's solve: finding the
+    model and pinning the variables.
+    """
+    started = time.perf_counter()
+    try:
+        model = pinned(model_of(parcel), fixed)
+    except ModelNeeded as needed:
+        return needed
+    prepared = time.perf_counter()
+    outcome = solve_part(factory, backend_options, model, settings, keep, stop)
+    return attrs.evolve(outcome, seconds=time.perf_counter() - started, prepare_seconds=prepared - started)
 
 
 def whole_solution(part: Part, ones: list[int]) -> Solution:
@@ -150,9 +175,49 @@ class _SplitRun:
         self.report(SubproblemReport(part.key, Termination.ERROR, Found.NONE, None, 0.0, message))
 
 
+def split_of(plan, model: Model):
+    """The decomposer's split: of the built model (the tree split) or of the problem."""
+    decomposer = plan.split.provides
+    if getattr(decomposer, "splits_model", False):
+        return decomposer.split_model(model, plan.split_options, plan.jobs)
+    return decomposer.split(plan.tiling_problem(), plan.split_options)
+
+
+class _Submitter:
+    """Submits parts to the executor; a part with fixed variables travels without its
+    model until a worker asks for it."""
+
+    def __init__(self, plan, executor, stop_event):
+        self.plan = plan
+        self.executor = executor
+        self.stop_event = stop_event
+        self.parcels: dict[int, ModelParcel] = {}  # id(whole model) -> its parcel
+        self.models_sent = 0
+
+    def submit(self, part: Part, settings: SolveSettings, keep: int | None, *, with_model: bool = False):
+        plan = self.plan
+        if part.fixed is None:
+            return self.executor.submit(solve_part, plan.backend.provides, plan.backend_options, part.model, settings,
+                                        keep, self.stop_event)
+        parcel = self.parcels.get(id(part.model))
+        if parcel is None:
+            parcel = self.parcels[id(part.model)] = ModelParcel(uuid.uuid4().hex, part.model)
+            model_of(parcel)  # workers in this process (threads) find it at once
+        if with_model:
+            self.models_sent += 1
+        else:
+            parcel = ModelParcel(parcel.key)
+        return self.executor.submit(solve_fixed_part, plan.backend.provides, plan.backend_options, parcel, part.fixed,
+                                    settings, keep, self.stop_event)
+
+    def close(self) -> None:
+        for parcel in self.parcels.values():
+            forget(parcel.key)
+
+
 def solve_split(plan, model: Model, collector, stop: threading.Event, parts_state: dict) -> Result:
     """Split the plan's problem with its decomposer and solve the parts through its executor."""
-    split = plan.split.provides.split(plan.tiling_problem(), plan.split_options)
+    split = split_of(plan, model)
     parts_state["total"] = split.total
     settings = plan.settings
     details: dict = {"split": plan.split.name, **{f"split_{key}": value for key, value in split.summary.items()}}
@@ -177,6 +242,8 @@ def solve_split(plan, model: Model, collector, stop: threading.Event, parts_stat
     # Workers in this process can watch an event; other processes are killed instead.
     halt = threading.Event()
     shared_stop = halt if isinstance(executor, concurrent.futures.ThreadPoolExecutor) else None
+    submitter = _Submitter(plan, executor, shared_stop)
+    prepare_seconds: list[float] = []
     limit = max(1, plan.jobs * IN_FLIGHT_PER_JOB)
     in_flight: dict[concurrent.futures.Future, Part] = {}
     parts = iter(split.parts)
@@ -197,13 +264,7 @@ def solve_split(plan, model: Model, collector, stop: threading.Event, parts_stat
                     continue
                 if plan.checkpoint is not None and plan.checkpoint.replay(part, state):
                     continue
-                remaining = None if deadline is None else max(0.01, deadline - time.perf_counter())
-                part_settings = attrs.evolve(settings, time_limit=remaining)
-                future = executor.submit(
-                    solve_part, plan.backend.provides, plan.backend_options, part.model, part_settings,
-                    state.keep_for_part(), shared_stop,
-                )
-                in_flight[future] = part
+                in_flight[submitter.submit(part, _part_settings(settings, deadline), state.keep_for_part())] = part
             if not in_flight:
                 break
             done, _ = concurrent.futures.wait(in_flight, timeout=0.1, return_when=concurrent.futures.FIRST_COMPLETED)
@@ -212,7 +273,13 @@ def solve_split(plan, model: Model, collector, stop: threading.Event, parts_stat
                 part = in_flight.pop(future)
                 try:
                     outcome = future.result()
+                    if isinstance(outcome, ModelNeeded):
+                        settings_now = _part_settings(settings, deadline)
+                        in_flight[submitter.submit(part, settings_now, state.keep_for_part(), with_model=True)] = part
+                        continue
                     state.finished(part, outcome)
+                    if part.fixed is not None:
+                        prepare_seconds.append(outcome.prepare_seconds)
                     if plan.checkpoint is not None:
                         plan.checkpoint.record(part, outcome)
                 except concurrent.futures.BrokenExecutor as exc:
@@ -233,9 +300,21 @@ def solve_split(plan, model: Model, collector, stop: threading.Event, parts_stat
             _halt(executor)
         else:
             executor.shutdown(wait=True)
+        submitter.close()
+    if submitter.parcels:
+        details["models_sent"] = submitter.models_sent
+    if prepare_seconds:
+        details["part_prepare_seconds_max"] = max(prepare_seconds)
+        details["part_prepare_seconds_mean"] = sum(prepare_seconds) / len(prepare_seconds)
     if plan.checkpoint is not None:
         details["parts_from_checkpoint"] = plan.checkpoint.replayed
     return _result(plan, state, details, timed_out, exhausted and not in_flight)
+
+
+def _part_settings(settings: SolveSettings, deadline: float | None) -> SolveSettings:
+    """A part's settings: what is left of the run's time limit."""
+    remaining = None if deadline is None else max(0.01, deadline - time.perf_counter())
+    return attrs.evolve(settings, time_limit=remaining)
 
 
 def _result(plan, state: _SplitRun, details: dict, timed_out: bool, all_done: bool) -> Result:
