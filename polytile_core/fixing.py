@@ -36,16 +36,20 @@ class ModelParcel:
     model: Model | None = None
 
 
-class ModelNeeded(Exception):
-    """A worker had no model under the parcel's key: send the part again with the model."""
+@attrs.frozen
+class ModelNeeded:
+    """A worker's answer when it has no model under the parcel's key: send the part again
+    with the model."""
+
+    worker: str
 
 
 _cache: OrderedDict[str, Model] = OrderedDict()
 _cache_lock = threading.Lock()
 
 
-def model_of(parcel: ModelParcel) -> Model:
-    """The parcel's model: the one it carries (kept for the next parts), or the one kept."""
+def model_of(parcel: ModelParcel) -> Model | None:
+    """The parcel's model: the one it carries (kept for the next parts), the one kept, or None."""
     with _cache_lock:
         if parcel.model is not None:
             _cache[parcel.key] = parcel.model
@@ -53,9 +57,8 @@ def model_of(parcel: ModelParcel) -> Model:
                 _cache.popitem(last=False)
             return parcel.model
         model = _cache.get(parcel.key)
-        if model is None:
-            raise ModelNeeded(parcel.key)
-        _cache.move_to_end(parcel.key)
+        if model is not None:
+            _cache.move_to_end(parcel.key)
         return model
 
 

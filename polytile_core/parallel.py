@@ -12,13 +12,14 @@ A part that fails is reported with its key and makes the run an ``error``: a tot
 with a missing part would be wrong, so none is claimed.
 
 A part with ``fixed`` variables (the tree split) is sent as its model's key and the
-indices (``polytile_core.fixing``); a worker that does not hold the model yet answers ``ModelNeeded`` and is sent
-the part again with the model (so each worker receives the model about once).
+indices (``polytile_core.fixing``), once the workers hold the model (``_Submitter``).
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import os
+import socket
 import threading
 import time
 import uuid
@@ -47,6 +48,11 @@ class PartOutcome:
     seconds: float
     # Of ``seconds``, the time spent making the part's model from the cached whole one.
     prepare_seconds: float = 0.0
+    worker: str = ""  # host and process that solved it
+
+
+def worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
 
 
 def solve_part(factory, backend_options, model: Model, settings: SolveSettings, keep: int | None, stop=None) -> PartOutcome:
@@ -75,13 +81,14 @@ def solve_fixed_part(factory, backend_options, parcel: ModelParcel, fixed: tuple
     model and pinning the variables.
     """
     started = time.perf_counter()
-    try:
-        model = pinned(model_of(parcel), fixed)
-    except ModelNeeded as needed:
-        return needed
+    whole = model_of(parcel)
+    if whole is None:
+        return ModelNeeded(worker_name())
+    model = pinned(whole, fixed)
     prepared = time.perf_counter()
     outcome = solve_part(factory, backend_options, model, settings, keep, stop)
-    return attrs.evolve(outcome, seconds=time.perf_counter() - started, prepare_seconds=prepared - started)
+    return attrs.evolve(outcome, seconds=time.perf_counter() - started, prepare_seconds=prepared - started,
+                        worker=worker_name())
 
 
 def whole_solution(part: Part, ones: list[int]) -> Solution:
@@ -184,15 +191,26 @@ def split_of(plan, model: Model):
 
 
 class _Submitter:
-    """Submits parts to the executor; a part with fixed variables travels without its
-    model until a worker asks for it."""
+    """Submits parts to the executor.  A part with fixed variables carries its model until
+    a worker is known to hold it, then travels without it; a worker that lacks it answers
+    ``ModelNeeded`` and gets the part again with the model.  So the model is sent about
+    twice per worker, however many parts there are."""
 
-    def __init__(self, plan, executor, stop_event):
+    def __init__(self, plan, executor, stop_event, *, local: bool):
         self.plan = plan
         self.executor = executor
         self.stop_event = stop_event
+        self.local = local  # threads of this process: they find the model in its cache
         self.parcels: dict[int, ModelParcel] = {}  # id(whole model) -> its parcel
+        self.holders: set[str] = set()  # workers known to hold the model
         self.models_sent = 0
+
+    def answered(self, outcome) -> None:
+        """Note which worker holds the model (or, from ``ModelNeeded``, does not)."""
+        if isinstance(outcome, ModelNeeded):
+            self.holders.discard(outcome.worker)
+        elif outcome.worker:
+            self.holders.add(outcome.worker)
 
     def submit(self, part: Part, settings: SolveSettings, keep: int | None, *, with_model: bool = False):
         plan = self.plan
@@ -203,7 +221,7 @@ class _Submitter:
         if parcel is None:
             parcel = self.parcels[id(part.model)] = ModelParcel(uuid.uuid4().hex, part.model)
             model_of(parcel)  # workers in this process (threads) find it at once
-        if with_model:
+        if with_model or (not self.local and not self.holders):
             self.models_sent += 1
         else:
             parcel = ModelParcel(parcel.key)
@@ -242,7 +260,7 @@ def solve_split(plan, model: Model, collector, stop: threading.Event, parts_stat
     # Workers in this process can watch an event; other processes are killed instead.
     halt = threading.Event()
     shared_stop = halt if isinstance(executor, concurrent.futures.ThreadPoolExecutor) else None
-    submitter = _Submitter(plan, executor, shared_stop)
+    submitter = _Submitter(plan, executor, shared_stop, local=shared_stop is not None)
     prepare_seconds: list[float] = []
     limit = max(1, plan.jobs * IN_FLIGHT_PER_JOB)
     in_flight: dict[concurrent.futures.Future, Part] = {}
@@ -273,9 +291,11 @@ def solve_split(plan, model: Model, collector, stop: threading.Event, parts_stat
                 part = in_flight.pop(future)
                 try:
                     outcome = future.result()
+                    if part.fixed is not None:
+                        submitter.answered(outcome)
                     if isinstance(outcome, ModelNeeded):
-                        settings_now = _part_settings(settings, deadline)
-                        in_flight[submitter.submit(part, settings_now, state.keep_for_part(), with_model=True)] = part
+                        in_flight[submitter.submit(part, _part_settings(settings, deadline), state.keep_for_part(),
+                                                   with_model=True)] = part
                         continue
                     state.finished(part, outcome)
                     if part.fixed is not None:

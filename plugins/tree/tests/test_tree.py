@@ -1,0 +1,239 @@
+"""The search-tree split: its parts partition the tilings, whatever the instance.
+
+Counts come from the brute force in ``polytile_core.testing`` (its own orientations and
+search, no model) or from ../shared/oracles.md; the listings of the parts are checked
+against each other (no tiling in two parts) and against the whole model's rows.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+
+import attrs
+import pytest
+
+import polytile_cpsat
+import polytile_exactcover
+import polytile_tree
+from polytile_core.backend import SolveSettings
+from polytile_core.builtin import build_tiling
+from polytile_core.checkpoint import Checkpoint
+from polytile_core.errors import InputError
+from polytile_core.fixing import pinned
+from polytile_core.geometry import Region
+from polytile_core.model import Model
+from polytile_core.pipeline import make_plan
+from polytile_core.problem import PieceType
+from polytile_core.results import Termination
+from polytile_core.run import run
+from polytile_core.schema import Pipeline, PieceSpec, RegionSpec, SolveSpec, SplitSpec
+from polytile_core.testing import INSTANCES, count_tilings_brute_force, fresh_host, solve_with
+from polytile_exactcover import ExactCoverBackend
+from polytile_tree import TreeOptions, TreeSplit
+
+HOST = fresh_host(polytile_tree, polytile_exactcover, polytile_cpsat)
+
+SHAPES = {
+    "domino": ["##"],
+    "I3": ["###"],
+    "L3": ["#.", "##"],
+    "L4": ["#.", "#.", "##"],
+    "S4": [".##", "##."],
+    "T4": ["###", ".#."],
+    "O4": ["##", "##"],
+    "monomino": ["#"],
+}
+
+
+def random_instance(rng: random.Random) -> tuple[Region, tuple[PieceType, ...]]:
+    """A small board with a few holes, and two or three piece types of random kinds and
+    multiplicities (exactly n, a range, unlimited)."""
+    width, height = rng.randint(2, 5), rng.randint(2, 4)
+    cells = {(x, y) for x in range(width) for y in range(height)}
+    for _ in range(rng.randint(0, 3)):
+        if len(cells) > 4:
+            cells.discard(rng.choice(sorted(cells)))
+    pieces = []
+    for name in rng.sample(sorted(SHAPES), rng.randint(2, 3)):
+        rows = SHAPES[name]
+        shape = tuple(sorted((x, y) for y, row in enumerate(rows) for x, c in enumerate(row) if c == "#"))
+        kind = rng.choice(["free", "one-sided", "fixed"])
+        most = len(cells) // len(shape)
+        how = rng.choice(["exact", "range", "unlimited"])
+        if how == "exact":
+            low = high = rng.randint(0, most)
+        elif how == "range":
+            low = rng.randint(0, max(0, most - 1))
+            high = rng.randint(low, most)
+        else:
+            low, high = rng.randint(0, 1), None
+        pieces.append(PieceType(name, shape, kind, low, high))
+    return Region(frozenset(cells)), tuple(pieces)
+
+
+def listings_of_parts(model: Model, parts) -> list[set[frozenset[int]]]:
+    """Every tiling of every part (exact cover on the pinned model), as sets of variables."""
+    backend = ExactCoverBackend()
+    listings = []
+    for part in parts:
+        answer, streamed, _ = solve_with(backend, pinned(model, part.fixed), "all")
+        assert answer.termination == Termination.COMPLETED
+        assert answer.count == len(streamed)
+        listings.append({frozenset(ones) for ones in streamed})
+    return listings
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_parts_of_random_instances_are_disjoint_and_add_up_to_the_brute_force(seed):
+    rng = random.Random(seed)
+    region, pieces = random_instance(rng)
+    model = build_tiling(pieces, region)
+    expected = count_tilings_brute_force(region.cells, pieces)
+    split = TreeSplit().split_model(model, TreeOptions(parts=rng.randint(2, 12)))
+    if split.impossible:
+        assert expected == 0, split.impossible
+        return
+    parts = list(split.parts)
+    assert len(parts) == split.total
+    assert len({part.fixed for part in parts}) == len(parts)
+    listings = listings_of_parts(model, parts)
+    union: set[frozenset[int]] = set()
+    for part, listing in zip(parts, listings):
+        assert not union & listing, f"a tiling is in two parts (seed {seed})"
+        union |= listing
+        for ones in listing:
+            assert set(part.fixed) <= ones
+            assert model.check(ones) == []
+    assert len(union) == expected
+
+
+def test_a_board_with_more_parts_asked_than_it_has_nodes_is_split_into_its_leaves():
+    """2×4 with two L-tetrominoes: 2 tilings (oracles.md); asking for 50 parts branches to
+    the leaves and stops there."""
+    instance = next(i for i in INSTANCES if i.name == "2x4, two L-tetrominoes")
+    model = instance.model()
+    split = TreeSplit().split_model(model, TreeOptions(parts=50))
+    listings = listings_of_parts(model, list(split.parts))
+    assert sum(map(len, listings)) == instance.count == 2
+
+
+def test_a_dead_root_is_impossible_without_parts():
+    region = Region.from_rows(["#.#", "###"])
+    pieces = (PieceType("I", ((0, 0), (1, 0), (2, 0)), "fixed", 0, None),)  # cell (1, 0) is a hole: corners fit nothing
+    split = TreeSplit().split_model(build_tiling(pieces, region), TreeOptions())
+    assert split.total == 0 and split.impossible and "dead ends" in split.impossible
+
+
+def test_parts_are_handed_out_largest_estimate_first():
+    model = build_tiling((PieceType("D", ((0, 0), (1, 0)), "free", 0, None),), Region.rectangle(6, 5))
+    brancher = polytile_tree.Brancher(model)
+    nodes, _ = polytile_tree.grow(brancher, 40)
+    estimates = [node.estimate for node in nodes]
+    assert len(nodes) >= 40 and estimates == sorted(estimates, reverse=True)
+
+
+def test_options_are_checked():
+    with pytest.raises(InputError, match="options.tree.parts"):
+        TreeOptions(parts=0)
+    with pytest.raises(InputError, match="options.tree.parts_per_job"):
+        TreeOptions(parts_per_job=0)
+    assert TreeOptions(parts_per_job=10).target(3) == 30 and TreeOptions(parts=7).target(3) == 7
+
+
+def test_an_optimisation_model_is_refused():
+    model = Model(objective={0: 1})
+    model.add_variable("x")
+    model.add_constraint([(0, 1)], "==", 1, "row")
+    with pytest.raises(InputError, match="not optimisation"):
+        TreeSplit().split_model(model, TreeOptions())
+
+
+# --------------------------------------------------------------------------- whole runs
+
+
+def plan(rows=None, width=None, height=None, pieces=None, mode="count", backend="exactcover", executor="thread",
+         jobs=2, options=None, distinct=False):
+    pipeline = Pipeline(
+        region=RegionSpec(rows=rows, width=width, height=height),
+        pieces=pieces or [PieceSpec(family="pentominoes")],
+        solve=SolveSpec(mode=mode, backend=backend, executor=executor, jobs=jobs, distinct=distinct),
+        split=SplitSpec(method="tree"),
+        options={"tree": options or {}},
+    )
+    return make_plan(pipeline, HOST)
+
+
+L5X6 = dict(width=6, height=5, pieces=[PieceSpec(shape=["#.", "##"], name="L", unlimited=True)])
+
+
+@pytest.mark.parametrize("executor", ["thread", "process"])
+@pytest.mark.parametrize("backend", ["exactcover", "cpsat"])
+def test_a_split_run_counts_the_5x6_l_trominoes(executor, backend):
+    """72 tilings (OEIS A084478, oracles.md), on either backend: the split is kernel-agnostic."""
+    result = run(plan(**L5X6, executor=executor, backend=backend, options={"parts": 12}))
+    assert result.termination == Termination.COMPLETED
+    assert result.count == 72
+    assert result.details["split"] == "tree" and result.details["parts_solved"] == result.details["subproblems"] >= 12
+
+
+def test_a_split_run_lists_every_tiling_once():
+    result = run(plan(**L5X6, mode="all", options={"parts": 20}))
+    assert result.count == len(result.solutions) == 72
+    tilings = {frozenset((p.piece, p.cells) for p in solution.placements) for solution in result.solutions}
+    assert len(tilings) == 72
+    assert all(solution.part for solution in result.solutions)
+
+
+def test_mode_one_finds_a_tiling():
+    result = run(plan(width=10, height=6, mode="one", executor="process"))
+    assert result.termination == Termination.COMPLETED and len(result.solutions) == 1
+    assert sorted(cell for p in result.solutions[0].placements for cell in p.cells) == sorted(
+        (x, y) for x in range(10) for y in range(6))
+
+
+def test_distinct_is_counted_the_generic_way():
+    """Up to symmetry, as the whole problem counts it in the search (a second route)."""
+    whole = run(attrs.evolve(plan(**L5X6, distinct=True), split=None))
+    for mode in ("count", "all"):
+        split = run(plan(**L5X6, mode=mode, distinct=True, options={"parts": 10}))
+        assert split.count == whole.count == 72
+        assert split.distinct_count == whole.distinct_count is not None
+
+
+def test_a_checkpointed_split_run_resumes_to_the_same_count(tmp_path):
+    path = tmp_path / "run.ckpt"
+    first = plan(**L5X6, options={"parts": 8})
+    result = run(attrs.evolve(first, checkpoint=Checkpoint.open(path, first, resume=False)))
+    assert result.count == 72
+    lines = path.read_text().splitlines(keepends=True)
+    assert len(lines) == 1 + result.details["subproblems"]
+    path.write_text("".join(lines[:4]))  # as if killed after three parts
+    again = plan(**L5X6, options={"parts": 8})
+    resumed = run(attrs.evolve(again, checkpoint=Checkpoint.open(path, again, resume=True)))
+    assert resumed.count == 72 and resumed.details["parts_from_checkpoint"] == 3
+
+
+def test_a_stopped_split_run_is_interrupted_with_a_partial_count():
+    stop = threading.Event()
+    threading.Timer(0.5, stop.set).start()
+    started = time.perf_counter()
+    result = run(plan(width=10, height=6, executor="process", options={"parts": 64}), stop=stop)
+    assert time.perf_counter() - started < 15
+    assert result.termination == Termination.INTERRUPTED
+    assert result.count < 9_356
+
+
+def test_progress_knows_the_parts():
+    seen = []
+    run(plan(**L5X6, options={"parts": 12}), on_progress=seen.append)
+    assert seen[-1].parts_total is not None and seen[-1].parts_done == seen[-1].parts_total >= 12
+
+
+def test_each_worker_gets_the_model_about_once():
+    result = run(plan(**L5X6, executor="process", options={"parts": 40}))
+    assert result.count == 72
+    # The parts in flight before a worker answered, and one miss per worker and part in its queue.
+    assert result.details["models_sent"] <= 3 * 2 * 2
+    assert result.details["part_prepare_seconds_max"] < 0.05
