@@ -41,6 +41,10 @@ class Plan:
     keep: int | None = None
     # A polytile_core.checkpoint.Checkpoint: a split run skips the parts it holds and records new ones.
     checkpoint: object = None
+    # With no [split], jobs > 1 and mode count or all: the split a run takes when a short
+    # probe of the whole problem does not finish (polytile_core.autosplit).
+    split_when_long: Registration | None = None
+    split_when_long_options: object = None
 
     def tiling_problem(self) -> TilingProblem:
         return TilingProblem(self.region, self.pieces)
@@ -204,6 +208,9 @@ def make_plan(pipeline: Pipeline, host: Host) -> Plan:
         reason = TilingProblem(region, pieces).area_problem()
         if reason:
             raise InputError(reason, path="pieces")
+    split_when_long = None
+    if split is None and solve.jobs > 1 and mode in ("count", "all") and not solve.distinct:
+        split_when_long = host.registry["decomposers"].get("tree")
     return Plan(
         problem=pipeline.problem,
         pieces=pieces,
@@ -220,6 +227,8 @@ def make_plan(pipeline: Pipeline, host: Host) -> Plan:
         executor_options=plugin_options(host, executor, pipeline),
         distinct=solve.distinct,
         keep=solve.keep,
+        split_when_long=split_when_long,
+        split_when_long_options=plugin_options(host, split_when_long, pipeline) if split_when_long else None,
     )
 
 

@@ -13,7 +13,9 @@ from collections.abc import Callable
 
 import attrs
 
+from polytile_core.autosplit import solve_probed, worth_splitting
 from polytile_core.backend import BackendResult
+from polytile_core.errors import InputError
 from polytile_core.model import Model
 from polytile_core.pipeline import Plan
 from polytile_core.results import Found, PlacedPiece, Result, Solution, Termination
@@ -120,7 +122,9 @@ def run(
 
     def work():
         try:
-            if plan.split is None:
+            if worth_splitting(plan):
+                result = solve_probed(plan, model, collector, stop, parts_state, _solve_whole)
+            elif plan.split is None:
                 result = _solve_whole(plan, model, collector, stop, in_search)
             else:
                 from polytile_core.parallel import solve_split

@@ -237,3 +237,40 @@ def test_each_worker_gets_the_model_about_once():
     # The parts in flight before a worker answered, and one miss per worker and part in its queue.
     assert result.details["models_sent"] <= 3 * 2 * 2
     assert result.details["part_prepare_seconds_max"] < 0.05
+
+
+# --------------------------------------------------------------------------- the default route
+
+
+def default_plan(width: int, height: int, jobs: int = 2, backend: str | None = None):
+    """Dominoes on a board counted on ``jobs`` jobs, with no [split] (and by default no backend) named."""
+    solve = SolveSpec(mode="count", jobs=jobs) if backend is None else SolveSpec(mode="count", jobs=jobs, backend=backend)
+    pipeline = Pipeline(
+        region=RegionSpec(width=width, height=height),
+        pieces=[PieceSpec(shape=["##"], name="D", unlimited=True)],
+        solve=solve,
+        options={"exactcover": {"counter": "dlx"}},
+    )
+    return make_plan(pipeline, HOST)
+
+
+def test_a_small_count_stays_whole():
+    result = run(default_plan(4, 4))
+    assert result.count == 36  # OEIS A004003
+    assert result.details["route"].startswith("whole: the 1 s probe finished it")
+    assert "split" not in result.details
+
+
+def test_a_long_count_is_split_by_the_tree(monkeypatch):
+    """With a probe shorter than the whole count, the default route splits (6×6: 6,728, OEIS A004003)."""
+    import polytile_core.autosplit
+
+    monkeypatch.setattr(polytile_core.autosplit, "PROBE_SECONDS", 0.002)
+    result = run(default_plan(6, 6, backend="exactcover"))
+    assert result.count == 6_728 and result.termination == Termination.COMPLETED
+    assert result.details["split"] == "tree" and result.details["route"].startswith("split by the tree on 2 jobs")
+
+
+def test_one_job_or_a_named_split_takes_no_probe():
+    assert default_plan(4, 4, jobs=1).split_when_long is None
+    assert plan(**L5X6).split_when_long is None
