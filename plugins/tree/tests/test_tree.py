@@ -242,12 +242,13 @@ def test_each_worker_gets_the_model_about_once():
 # --------------------------------------------------------------------------- the default route
 
 
-def default_plan(width: int, height: int, jobs: int = 2, backend: str | None = None):
-    """Dominoes on a board counted on ``jobs`` jobs, with no [split] (and by default no backend) named."""
+def default_plan(width: int, height: int, shape: list[str], jobs: int = 2, backend: str | None = None):
+    """Copies of one shape on a board counted on ``jobs`` jobs, with no [split] (and by
+    default no backend) named."""
     solve = SolveSpec(mode="count", jobs=jobs) if backend is None else SolveSpec(mode="count", jobs=jobs, backend=backend)
     pipeline = Pipeline(
         region=RegionSpec(width=width, height=height),
-        pieces=[PieceSpec(shape=["##"], name="D", unlimited=True)],
+        pieces=[PieceSpec(shape=shape, name="P", unlimited=True)],
         solve=solve,
         options={"exactcover": {"counter": "dlx"}},
     )
@@ -255,22 +256,23 @@ def default_plan(width: int, height: int, jobs: int = 2, backend: str | None = N
 
 
 def test_a_small_count_stays_whole():
-    result = run(default_plan(4, 4))
-    assert result.count == 36  # OEIS A004003
+    result = run(default_plan(4, 4, ["##"]))
+    assert result.count == 36  # dominoes, OEIS A004003
     assert result.details["route"].startswith("whole: the 1 s probe finished it")
     assert "split" not in result.details
 
 
 def test_a_long_count_is_split_by_the_tree(monkeypatch):
-    """With a probe shorter than the whole count, the default route splits (6×6: 6,728, OEIS A004003)."""
+    """With a probe much shorter than the whole count (about 0.3 s), the default route
+    splits: 5×15 with L-trominoes, 76,800 (OEIS A084478)."""
     import polytile_core.autosplit
 
-    monkeypatch.setattr(polytile_core.autosplit, "PROBE_SECONDS", 0.002)
-    result = run(default_plan(6, 6, backend="exactcover"))
-    assert result.count == 6_728 and result.termination == Termination.COMPLETED
+    monkeypatch.setattr(polytile_core.autosplit, "PROBE_SECONDS", 0.01)
+    result = run(default_plan(15, 5, ["#.", "##"], backend="exactcover"))
+    assert result.count == 76_800 and result.termination == Termination.COMPLETED
     assert result.details["split"] == "tree" and result.details["route"].startswith("split by the tree on 2 jobs")
 
 
 def test_one_job_or_a_named_split_takes_no_probe():
-    assert default_plan(4, 4, jobs=1).split_when_long is None
+    assert default_plan(4, 4, ["##"], jobs=1).split_when_long is None
     assert plan(**L5X6).split_when_long is None
