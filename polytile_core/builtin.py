@@ -83,8 +83,10 @@ def polytile_register_builders(register):
 def render_text(result, path: Path, options=None) -> None:
     from polytile_core.picture import ascii_picture
 
+    from polytile_core.resultfile import write_atomically
+
     pictures = [ascii_picture(solution, result.region) for solution in result.solutions]
-    Path(path).write_text("\n\n".join(pictures) + "\n", encoding="utf-8")
+    write_atomically(Path(path), "\n\n".join(pictures) + "\n", replace=True)
 
 
 @hookimpl

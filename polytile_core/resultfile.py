@@ -43,8 +43,9 @@ def _umask() -> int:
     return mask
 
 
-def write_atomically(path: Path, text: str, *, replace: bool = False) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename.
+def write_atomically(path: Path, text: str | bytes, *, replace: bool = False) -> None:
+    """Write ``text`` (or bytes) to ``path`` through a temporary file and a rename, so a
+    run killed while writing never leaves a half-written file under the name asked for.
 
     Refuses to replace an existing file unless ``replace`` is true.
     """
@@ -57,8 +58,8 @@ def write_atomically(path: Path, text: str, *, replace: bool = False) -> None:
     except OSError as exc:  # a missing or read-only directory
         raise InputError(f"cannot write here ({exc.strerror})", source=str(path)) from None
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(text if isinstance(text, bytes) else text.encode("utf-8"))
         os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual mode
         os.replace(temporary, path)
     except BaseException as exc:

@@ -1,0 +1,225 @@
+"""Scale-out that pays: the whole problem on one core against the tree split and the
+checkerboard split, on one and two jobs, through the local process pool and a real local
+Dask cluster (a scheduler and two single-thread worker processes, started once and warmed
+up by an untimed run).  Exact cover counts with dancing links (``counter = "dlx"``), as in
+issue 24.
+
+    .venv/bin/python benchmarks/scaleout.py [--repeat 1] [--only 9x9] [--long]
+
+For each instance it prints the wall times, Σ part times / whole time (the work a split
+adds), the speedups of two jobs over the whole on one core, the per-part overhead, and,
+from the part times of the tree split, the makespan simulated on 8, 32 and 128 workers
+(greedy: a free worker takes the next part, in the split's order).
+
+``--long`` runs the long job instead: counting the 1,031,151,241 domino tilings of 8×10
+(Kasteleyn's formula) with dancing links, whole on one core, then split by the tree into
+4,096 parts (32 per worker of 128) solved on two jobs; the simulation uses those part times.
+
+Counts: 6×10 pentominoes 9,356; 9×9 minus a corner with 20 L-tetrominoes 1,709,594
+(shared/oracles.md); 8×10 dominoes from Kasteleyn's product formula, computed here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import heapq
+import logging
+import math
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import attrs
+
+from polytile_core import parallel
+from polytile_core.host import Host
+from polytile_core.pipeline import load_plan
+from polytile_core.results import Termination
+from polytile_core.run import run
+
+PENTOMINOES = '[region]\nwidth = 10\nheight = 6\n\n[[pieces]]\nfamily = "pentominoes"\n'
+NINE_BY_NINE = (
+    "[region]\nrows = [" + ", ".join(['"########."'] + ['"#########"'] * 8) + ']\n\n'
+    '[[pieces]]\nshape = ["###", "#.."]\nname = "L"\ncount = 20\n'
+)
+DOMINOES_8X10 = '[region]\nwidth = 10\nheight = 8\n\n[[pieces]]\nshape = ["##"]\nname = "D"\nunlimited = true\n'
+
+
+def kasteleyn(m: int, n: int) -> int:
+    """Domino tilings of an m×n board (Kasteleyn 1961), in exact integer arithmetic."""
+    # prod over j, k of (4 cos²(πj/(m+1)) + 4 cos²(πk/(n+1))); rounded from high precision floats
+    from decimal import Decimal, getcontext
+
+    getcontext().prec = 60
+    pi = Decimal("3.14159265358979323846264338327950288419716939937510582097494")
+
+    def cos(x: Decimal) -> Decimal:
+        total, term, k = Decimal(1), Decimal(1), 0
+        while abs(term) > Decimal(10) ** -55:
+            k += 2
+            term *= -x * x / (k * (k - 1))
+            total += term
+        return total
+
+    product = Decimal(1)
+    for j in range(1, math.ceil(m / 2) + 1):
+        for k in range(1, math.ceil(n / 2) + 1):
+            product *= 4 * cos(pi * j / (m + 1)) ** 2 + 4 * cos(pi * k / (n + 1)) ** 2
+    return int(product.to_integral_value())
+
+
+INSTANCES = {
+    "6x10-count": ("6×10, the 12 pentominoes, count", PENTOMINOES, "count", 9_356),
+    "6x10-list": ("6×10, the 12 pentominoes, list", PENTOMINOES, "all", 9_356),
+    "9x9": ("9×9 minus a corner, 20 L-tetrominoes, count", NINE_BY_NINE, "count", 1_709_594),
+}
+LONG = ("8×10 dominoes, count", DOMINOES_8X10, "count", kasteleyn(8, 10))
+
+
+def pipeline(body: str, mode: str, split: str | None, options: dict[str, str]) -> Path:
+    text = body + f'\n[solve]\nmode = "{mode}"\nbackend = "exactcover"\n\n[options.exactcover]\ncounter = "dlx"\n'
+    if split:
+        text += f'\n[split]\nmethod = "{split}"\n'
+    for table, lines in options.items():
+        text += f"\n[options.{table}]\n{lines}\n"
+    path = Path(tempfile.mkdtemp()) / "pipeline.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@attrs.frozen
+class Timing:
+    wall: float
+    cpu: float  # of this process (the whole problem and thread-pool parts run in it)
+    part_seconds: tuple[float, ...]
+    prepare_mean: float | None
+    models_sent: int | None
+
+
+def timed(host: Host, path: Path, expected: int, **overrides) -> Timing:
+    scheduler = overrides.pop("scheduler", None)
+    plan = load_plan(path, host, overrides)
+    if scheduler:
+        plan = attrs.evolve(plan, executor_options=attrs.evolve(plan.executor_options, scheduler=scheduler))
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = run(plan)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    assert result.termination == Termination.COMPLETED and result.count == expected, (result.count, expected)
+    parts = tuple(report.seconds for report in result.subproblems)
+    return Timing(wall, cpu, parts, result.details.get("part_prepare_seconds_mean"), result.details.get("models_sent"))
+
+
+def median(timings: list[Timing]) -> Timing:
+    return sorted(timings, key=lambda timing: timing.wall)[len(timings) // 2]
+
+
+def makespan(part_seconds: tuple[float, ...], workers: int) -> float:
+    """Greedy list scheduling: each part, in order, goes to the first worker free."""
+    free = [0.0] * workers
+    for seconds in part_seconds:
+        heapq.heapreplace(free, free[0] + seconds)
+    return max(free)
+
+
+def simulation(whole: float, part_seconds: tuple[float, ...]) -> str:
+    cells = []
+    for workers in (8, 32, 128):
+        span = makespan(part_seconds, workers)
+        cells.append(f"{workers}: {span:.2f} s ({whole / span:.1f}×)")
+    return "; ".join(cells)
+
+
+def load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load {one:.1f} {five:.1f} {fifteen:.1f} on {os.cpu_count()} cores"
+
+
+def measure(host: Host, key: str, repeat: int, scheduler: str | None) -> None:
+    name, body, mode, expected = INSTANCES[key]
+    print(f"\n## {name} ({load()})")
+    whole_path = pipeline(body, mode, None, {})
+    tree_path = pipeline(body, mode, "tree", {"tree": "parts = 64"})
+    checker_path = pipeline(body, mode, "checkerboard", {})
+
+    def best(path, **overrides) -> Timing:
+        return median([timed(host, path, expected, **overrides) for _ in range(repeat)])
+
+    whole = best(whole_path)
+    tree_one = best(tree_path, jobs=1, executor="thread")
+    tree_two = best(tree_path, jobs=2, executor="process")
+    checker_one = best(checker_path, jobs=1, executor="thread")
+    checker_two = best(checker_path, jobs=2, executor="process")
+    rows = [
+        ("whole, one core", whole, None),
+        (f"tree ({len(tree_one.part_seconds)} parts), --jobs 1", tree_one, sum(tree_one.part_seconds)),
+        ("tree, --jobs 2, process pool", tree_two, sum(tree_two.part_seconds)),
+    ]
+    if scheduler:
+        tree_dask = best(tree_path, jobs=2, executor="dask", scheduler=scheduler)
+        rows.append(("tree, --jobs 2, Dask (2 workers)", tree_dask, sum(tree_dask.part_seconds)))
+    rows += [
+        (f"checkerboard ({len(checker_one.part_seconds)} parts), --jobs 1", checker_one, sum(checker_one.part_seconds)),
+        ("checkerboard, --jobs 2, process pool", checker_two, sum(checker_two.part_seconds)),
+    ]
+    print("| run | wall s | cpu s (this process) | Σ parts s | Σ parts / whole | speedup over whole |")
+    print("|---|---|---|---|---|---|")
+    for label, timing, total in rows:
+        ratio = "" if total is None else f"{total / whole.wall:.2f}"
+        total_text = "" if total is None else f"{total:.2f}"
+        print(f"| {label} | {timing.wall:.2f} | {timing.cpu:.2f} | {total_text} | {ratio} | {whole.wall / timing.wall:.2f}× |")
+    parts = len(tree_one.part_seconds)
+    overhead = (sum(tree_one.part_seconds) - whole.wall) / parts
+    print(f"\ntree parts: preparing a part in its worker {1000 * (tree_one.prepare_mean or 0):.3f} ms on average; "
+          f"(Σ parts − whole) / parts = {1000 * overhead:.1f} ms; models sent on 2 jobs: {tree_two.models_sent}")
+    print(f"simulated from the --jobs 1 tree part times: {simulation(whole.wall, tree_one.part_seconds)}")
+
+
+def measure_long(host: Host) -> None:
+    name, body, mode, expected = LONG
+    print(f"\n## the long job: {name}, {expected:,} tilings ({load()})")
+    whole = timed(host, pipeline(body, mode, None, {}), expected)
+    print(f"whole, one core: {whole.wall:.1f} s wall, {whole.cpu:.1f} s cpu ({load()})")
+    tree = timed(host, pipeline(body, mode, "tree", {"tree": "parts = 4096"}), expected, jobs=2, executor="process")
+    total = sum(tree.part_seconds)
+    print(f"tree, 4096 parts, --jobs 2: {tree.wall:.1f} s wall ({whole.wall / tree.wall:.2f}×), "
+          f"Σ parts {total:.1f} s = {total / whole.wall:.2f} × whole, longest part {max(tree.part_seconds):.2f} s ({load()})")
+    print(f"simulated from these part times: {simulation(whole.wall, tree.part_seconds)}")
+    print(f"  (against Σ parts instead of the whole: {simulation(total, tree.part_seconds)})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--only", choices=sorted(INSTANCES), action="append")
+    parser.add_argument("--long", action="store_true", help="run the long job (8×10 dominoes) only")
+    parser.add_argument("--no-dask", action="store_true")
+    arguments = parser.parse_args()
+    parallel.MAX_REPORTS = 10**6  # every part's time, for the simulation
+    host = Host()
+    print(f"polytile scale-out benchmark, {time.strftime('%Y-%m-%d %H:%M')}, {os.uname().nodename}, {load()}")
+    if arguments.long:
+        measure_long(host)
+        return
+    cluster = client = None
+    if not arguments.no_dask:
+        from distributed import Client, LocalCluster
+
+        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                               dashboard_address=":0", silence_logs=logging.ERROR)
+        client = Client(cluster)
+        warm = pipeline(NINE_BY_NINE, "count", "tree", {"tree": "parts = 8"})
+        timed(host, warm, 1_709_594, jobs=2, executor="dask", scheduler=cluster.scheduler_address)
+    try:
+        for key in arguments.only or INSTANCES:
+            measure(host, key, arguments.repeat, cluster.scheduler_address if cluster else None)
+    finally:
+        if client is not None:
+            client.close()
+            cluster.close()
+    print(f"\nended {time.strftime('%H:%M')}, {load()}")
+
+
+if __name__ == "__main__":
+    main()
