@@ -16,6 +16,7 @@ import itertools
 import attrs
 
 from polytile_core.decompose import Split
+from polytile_core.fixing import pinned
 from polytile_core.model import Model
 
 PRIMES = (2_147_483_647, 2_147_483_629)  # below 2^31, so products fit in 64 bits
@@ -162,7 +163,8 @@ def analyze_split(split: Split, original: Model, *, first: int = 5, scan: int = 
         if reason is not None:
             size = None
         else:
-            size = model_size(part.model, with_rank=index < first)
+            model = part.model if part.fixed is None else pinned(part.model, part.fixed)
+            size = model_size(model, with_rank=index < first)
         entry = PartSize(part.key, size, reason)
         parts.append(entry)
         if index < first:

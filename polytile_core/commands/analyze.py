@@ -5,6 +5,7 @@ from __future__ import annotations
 import attrs
 
 from polytile_core.analysis import ModelSize, analyze_split
+from polytile_core.parallel import split_of
 from polytile_core.errors import InputError
 from polytile_core.host import Host
 from polytile_core.pipeline import make_plan, read_pipeline
@@ -40,8 +41,8 @@ def analyze(arguments) -> int:
         plan = make_plan(attrs.evolve(pipeline, split=SplitSpec(method=method)), host)
         if plan.problem != "tiling":
             raise InputError(f"a split applies to tiling problems, not {plan.problem!r}", path="problem")
-        split = plan.split.provides.split(plan.tiling_problem(), plan.split_options)
         original = build_model(plan)
+        split = split_of(plan, original)
     except InputError as exc:
         raise exc.with_source(arguments.pipeline) from None
     analysis = analyze_split(split, original, first=arguments.first, scan=arguments.scan)
