@@ -45,7 +45,9 @@ def polytile_register_decomposers(register):
     """Register decomposers, chosen by ``[split] method = "name"``.
 
     ``register(name, decomposer, *, options=None, help)`` where ``decomposer`` has
-    ``split(problem, options) -> polytile_core.decompose.Split``.
+    ``split(problem, options) -> polytile_core.decompose.Split``, or, when it splits the
+    built model rather than the problem (the ``tree`` split), ``splits_model = True`` and
+    ``split_model(model, options, jobs) -> Split``.
     """
 
 

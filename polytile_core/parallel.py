@@ -193,8 +193,8 @@ def split_of(plan, model: Model):
 class _Submitter:
     """Submits parts to the executor.  A part with fixed variables carries its model until
     a worker is known to hold it, then travels without it; a worker that lacks it answers
-    ``ModelNeeded`` and gets the part again with the model.  So the model is sent about
-    twice per worker, however many parts there are."""
+    ``ModelNeeded`` and gets the part again with the model.  So the model travels a few
+    times per worker (``details["models_sent"]``), however many parts there are."""
 
     def __init__(self, plan, executor, stop_event, *, local: bool):
         self.plan = plan

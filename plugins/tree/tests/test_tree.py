@@ -276,3 +276,14 @@ def test_a_long_count_is_split_by_the_tree(monkeypatch):
 def test_one_job_or_a_named_split_takes_no_probe():
     assert default_plan(4, 4, ["##"], jobs=1).split_when_long is None
     assert plan(**L5X6).split_when_long is None
+
+
+def test_analyze_measures_the_tree_parts(tmp_path, capsys):
+    from polytile_core.cli import main
+
+    path = tmp_path / "run.toml"
+    path.write_text('[region]\nwidth = 6\nheight = 5\n\n[[pieces]]\nshape = ["#.", "##"]\nname = "L"\nunlimited = true\n'
+                    '\n[split]\nmethod = "tree"\n\n[options.tree]\nparts = 12\n', encoding="utf-8")
+    assert main(["analyze", str(path), "--first", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "split 'tree'" in out and "branching: the == 1 row with the fewest candidates" in out
