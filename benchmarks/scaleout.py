@@ -4,16 +4,21 @@ Dask cluster (a scheduler and two single-thread worker processes, started once a
 up by an untimed run).  Exact cover counts with dancing links (``counter = "dlx"``), as in
 issue 24.
 
-    .venv/bin/python benchmarks/scaleout.py [--repeat 1] [--only 9x9] [--long]
+    .venv/bin/python benchmarks/scaleout.py [--repeat 3] [--only 9x9] [--no-dask]
+    .venv/bin/python benchmarks/scaleout.py --long [--whole-cpu SECONDS]
 
-For each instance it prints the wall times, Σ part times / whole time (the work a split
-adds), the speedups of two jobs over the whole on one core, the per-part overhead, and,
-from the part times of the tree split, the makespan simulated on 8, 32 and 128 workers
-(greedy: a free worker takes the next part, in the split's order).
+For each instance it prints the work (CPU seconds in one thread, so that the load of a
+shared machine does not enter): the whole problem, Σ tree parts / whole (alternately,
+``--repeat`` times) and Σ checkerboard parts / whole; the per-part overhead; the makespan
+simulated from the tree part times on 8, 32 and 128 workers (greedy: a free worker takes
+the next part, in the split's order); then wall times of the whole on one core against
+the tree split on one job and on two (process pool, Dask) and the checkerboard split on two.
 
 ``--long`` runs the long job instead: counting the 1,031,151,241 domino tilings of 8×10
 (Kasteleyn's formula) with dancing links, whole on one core, then split by the tree into
-4,096 parts (32 per worker of 128) solved on two jobs; the simulation uses those part times.
+4,096 parts (32 per worker of 128) solved on two jobs; the simulation uses those part
+times.  With ``--whole-cpu`` (the whole's CPU seconds from an earlier ``--long``) it
+measures the CPU seconds of the 4,096 parts one after another in one thread instead.
 
 Counts: 6×10 pentominoes 9,356; 9×9 minus a corner with 20 L-tetrominoes 1,709,594
 (shared/oracles.md); 8×10 dominoes from Kasteleyn's product formula, computed here.
@@ -29,15 +34,24 @@ import os
 import statistics
 import tempfile
 import time
+import uuid
 from pathlib import Path
 
 import attrs
 
+from polytile_checkerboard import CheckerboardSplit
 from polytile_core import parallel
+from polytile_core.backend import SolveSettings
+from polytile_core.fixing import ModelParcel
 from polytile_core.host import Host
+from polytile_core.model import Model
 from polytile_core.pipeline import load_plan
 from polytile_core.results import Termination
-from polytile_core.run import run
+from polytile_core.run import build_model, run
+from polytile_exactcover import ExactCoverBackend, ExactCoverOptions
+from polytile_tree import TreeOptions, TreeSplit
+
+DLX = ExactCoverOptions(counter="dlx")
 
 PENTOMINOES = '[region]\nwidth = 10\nheight = 6\n\n[[pieces]]\nfamily = "pentominoes"\n'
 NINE_BY_NINE = (
@@ -111,10 +125,6 @@ def timed(host: Host, path: Path, expected: int, **overrides) -> Timing:
     return Timing(wall, cpu, parts, result.details.get("part_prepare_seconds_mean"), result.details.get("models_sent"))
 
 
-def median(timings: list[Timing]) -> Timing:
-    return sorted(timings, key=lambda timing: timing.wall)[len(timings) // 2]
-
-
 def makespan(part_seconds: tuple[float, ...], workers: int) -> float:
     """Greedy list scheduling: each part, in order, goes to the first worker free."""
     free = [0.0] * workers
@@ -136,44 +146,70 @@ def load() -> str:
     return f"load {one:.1f} {five:.1f} {fifteen:.1f} on {os.cpu_count()} cores"
 
 
+def work(model, mode: str, expected: int, parts) -> tuple[float, list[float]]:
+    """CPU seconds of each part solved one after another in this thread (``parts`` of the
+    tree split, or a list of models), so the load of a shared machine does not enter."""
+    settings = SolveSettings(mode=mode)
+    parcel = ModelParcel(uuid.uuid4().hex, model)
+    seconds, total = [], 0
+    for part in parts:
+        started = time.thread_time()
+        if isinstance(part, Model):
+            outcome = parallel.solve_part(ExactCoverBackend, DLX, part, settings, None if mode == "all" else 0)
+        else:
+            outcome = parallel.solve_fixed_part(ExactCoverBackend, DLX, parcel, part.fixed, settings,
+                                                None if mode == "all" else 0)
+        seconds.append(time.thread_time() - started)
+        total += outcome.answer.count
+    assert total == expected, (total, expected)
+    return sum(seconds), seconds
+
+
 def measure(host: Host, key: str, repeat: int, scheduler: str | None) -> None:
     name, body, mode, expected = INSTANCES[key]
     print(f"\n## {name} ({load()})")
     whole_path = pipeline(body, mode, None, {})
     tree_path = pipeline(body, mode, "tree", {"tree": "parts = 64"})
     checker_path = pipeline(body, mode, "checkerboard", {})
+    plan = load_plan(whole_path, host)
+    model = build_model(plan)
+    tree_parts = list(TreeSplit().split_model(model, TreeOptions(parts=64)).parts)
+    checker_parts = [part.model for part in CheckerboardSplit().split(plan.tiling_problem()).parts
+                     if not part.details.get("empty")]
 
-    def best(path, **overrides) -> Timing:
-        return median([timed(host, path, expected, **overrides) for _ in range(repeat)])
+    # The work: CPU seconds in one thread, whole and tree parts alternately, `repeat` times.
+    ratios, wholes, part_seconds = [], [], []
+    for _ in range(repeat):
+        whole_cpu, _ = work(model, mode, expected, [model])
+        tree_cpu, part_seconds = work(model, mode, expected, tree_parts)
+        ratios.append(tree_cpu / whole_cpu)
+        wholes.append(whole_cpu)
+    whole_cpu = statistics.median(wholes)
+    checker_cpu, _ = work(model, mode, expected, checker_parts)
+    print(f"work, CPU seconds in one thread (median of {repeat}): whole {whole_cpu:.2f} s; "
+          f"tree, {len(tree_parts)} parts: Σ parts / whole = {statistics.median(ratios):.3f} "
+          f"(each run: {', '.join(f'{ratio:.3f}' for ratio in ratios)}); "
+          f"checkerboard, {len(checker_parts)} parts searched: Σ parts / whole = {checker_cpu / whole_cpu:.2f}")
+    print(f"  (Σ tree parts − whole) / parts = {1000 * (sum(part_seconds) - whole_cpu) / len(tree_parts):.1f} ms")
+    print(f"  makespan simulated from these part times: {simulation(whole_cpu, tuple(part_seconds))}")
 
-    whole = best(whole_path)
-    tree_one = best(tree_path, jobs=1, executor="thread")
-    tree_two = best(tree_path, jobs=2, executor="process")
-    checker_one = best(checker_path, jobs=1, executor="thread")
-    checker_two = best(checker_path, jobs=2, executor="process")
-    rows = [
-        ("whole, one core", whole, None),
-        (f"tree ({len(tree_one.part_seconds)} parts), --jobs 1", tree_one, sum(tree_one.part_seconds)),
-        ("tree, --jobs 2, process pool", tree_two, sum(tree_two.part_seconds)),
-    ]
+    # Wall times: the whole on one core against two jobs.
+    whole = timed(host, whole_path, expected)
+    rows = [("whole, one core", whole)]
+    rows.append(("tree, --jobs 1 (thread)", timed(host, tree_path, expected, jobs=1, executor="thread")))
+    tree_two = timed(host, tree_path, expected, jobs=2, executor="process")
+    rows.append(("tree, --jobs 2, process pool", tree_two))
     if scheduler:
-        tree_dask = best(tree_path, jobs=2, executor="dask", scheduler=scheduler)
-        rows.append(("tree, --jobs 2, Dask (2 workers)", tree_dask, sum(tree_dask.part_seconds)))
-    rows += [
-        (f"checkerboard ({len(checker_one.part_seconds)} parts), --jobs 1", checker_one, sum(checker_one.part_seconds)),
-        ("checkerboard, --jobs 2, process pool", checker_two, sum(checker_two.part_seconds)),
-    ]
-    print("| run | wall s | cpu s (this process) | Σ parts s | Σ parts / whole | speedup over whole |")
-    print("|---|---|---|---|---|---|")
-    for label, timing, total in rows:
-        ratio = "" if total is None else f"{total / whole.wall:.2f}"
-        total_text = "" if total is None else f"{total:.2f}"
-        print(f"| {label} | {timing.wall:.2f} | {timing.cpu:.2f} | {total_text} | {ratio} | {whole.wall / timing.wall:.2f}× |")
-    parts = len(tree_one.part_seconds)
-    overhead = (sum(tree_one.part_seconds) - whole.wall) / parts
-    print(f"\ntree parts: preparing a part in its worker {1000 * (tree_one.prepare_mean or 0):.3f} ms on average; "
-          f"(Σ parts − whole) / parts = {1000 * overhead:.1f} ms; models sent on 2 jobs: {tree_two.models_sent}")
-    print(f"simulated from the --jobs 1 tree part times: {simulation(whole.wall, tree_one.part_seconds)}")
+        rows.append(("tree, --jobs 2, Dask (2 workers)",
+                     timed(host, tree_path, expected, jobs=2, executor="dask", scheduler=scheduler)))
+    rows.append(("checkerboard, --jobs 2, process pool", timed(host, checker_path, expected, jobs=2, executor="process")))
+    print("\n| run | wall s | speedup over whole | Σ part wall s |")
+    print("|---|---|---|---|")
+    for label, timing in rows:
+        total = f"{sum(timing.part_seconds):.2f}" if timing.part_seconds else ""
+        print(f"| {label} | {timing.wall:.2f} | {whole.wall / timing.wall:.2f}× | {total} |")
+    print(f"tree on 2 jobs: preparing a part in its worker {1000 * (tree_two.prepare_mean or 0):.3f} ms on average; "
+          f"models sent {tree_two.models_sent}; ({load()})")
 
 
 def measure_long(host: Host) -> None:
@@ -189,18 +225,34 @@ def measure_long(host: Host) -> None:
     print(f"  (against Σ parts instead of the whole: {simulation(total, tree.part_seconds)})")
 
 
+def measure_long_work(host: Host, whole_cpu: float) -> None:
+    name, body, mode, expected = LONG
+    print(f"\n## the long job, work: {name}, {expected:,} tilings, whole {whole_cpu:.1f} CPU s ({load()})")
+    model = build_model(load_plan(pipeline(body, mode, None, {}), host))
+    started = time.thread_time()
+    parts = list(TreeSplit().split_model(model, TreeOptions(parts=4096)).parts)
+    print(f"split into {len(parts)} parts in {time.thread_time() - started:.1f} CPU s")
+    total, seconds = work(model, mode, expected, parts)
+    print(f"Σ parts {total:.1f} CPU s = {total / whole_cpu:.3f} × whole; longest part {max(seconds):.2f} s ({load()})")
+    print(f"makespan simulated from these part times: {simulation(whole_cpu, tuple(seconds))}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--repeat", type=int, default=3, help="runs of the whole and the tree parts, alternately")
     parser.add_argument("--only", choices=sorted(INSTANCES), action="append")
     parser.add_argument("--long", action="store_true", help="run the long job (8×10 dominoes) only")
     parser.add_argument("--no-dask", action="store_true")
+    parser.add_argument("--whole-cpu", type=float, help="with --long: measure the parts' CPU seconds against this")
     arguments = parser.parse_args()
     parallel.MAX_REPORTS = 10**6  # every part's time, for the simulation
     host = Host()
     print(f"polytile scale-out benchmark, {time.strftime('%Y-%m-%d %H:%M')}, {os.uname().nodename}, {load()}")
     if arguments.long:
-        measure_long(host)
+        if arguments.whole_cpu:
+            measure_long_work(host, arguments.whole_cpu)
+        else:
+            measure_long(host)
         return
     cluster = client = None
     if not arguments.no_dask:
