@@ -16,11 +16,12 @@ import statistics
 import threading
 import time
 
-from polytile_core.backend import SolveSettings
-from polytile_core.builtin import CLASSIC_FAMILIES, build_tiling
-from polytile_core.geometry import Region, cells_from_rows
-from polytile_core.problem import PieceType
-from polytile_core.results import Termination
+from polytile_core.host.contracts import SolveSettings
+from polytile_core.host.builtin import CLASSIC_FAMILIES
+from polytile_core.model.tiling import build_tiling
+from polytile_core.model.geometry import Region, cells_from_rows
+from polytile_core.model.problem import PieceType
+from polytile_core.output.results import Termination
 from polytile_cpsat import CpsatBackend
 from polytile_scip import ScipBackend, ScipOptions
 

@@ -4,7 +4,7 @@ once, warmed up by one run that is not timed).  Prints the median of ``--repeat`
 
     .venv/bin/python benchmarks/cluster.py [--repeat 3]
 
-Instances (counts from shared/oracles.md): 2×4 with two L-tetrominoes (3 tiny parts:
+Instances (counts from docs/oracles.md): 2×4 with two L-tetrominoes (3 tiny parts:
 the cost of a run is all overhead) and 9×9 minus a corner with 20 L-tetrominoes
 (21 parts of up to a few seconds, counted by the exactcover backend).
 """
@@ -21,10 +21,10 @@ from pathlib import Path
 import attrs
 from distributed import Client, LocalCluster
 
-from polytile_core.host import Host
-from polytile_core.pipeline import load_plan
-from polytile_core.results import Termination
-from polytile_core.run import run
+from polytile_core.host.registry import Host
+from polytile_core.config.pipeline import load_plan
+from polytile_core.output.results import Termination
+from polytile_core.solve.run import run
 
 INSTANCES = {
     "2×4, 2 L-tetrominoes (3 parts)": ("width = 4\nheight = 2", 2, "cpsat", 2),

@@ -17,9 +17,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from polytile_core.host import Host
-from polytile_core.pipeline import load_plan
-from polytile_core.run import run
+from polytile_core.host.registry import Host
+from polytile_core.config.pipeline import load_plan
+from polytile_core.solve.run import run
 
 PIPELINE = """
 problem = "enclose"

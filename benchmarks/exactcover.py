@@ -24,7 +24,7 @@ import statistics
 import time
 
 from polytile_core import api
-from polytile_core.builtin import build_tiling
+from polytile_core.model.tiling import build_tiling
 
 from polytile_exactcover.cover import cover_problem
 

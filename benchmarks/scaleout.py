@@ -40,14 +40,14 @@ from pathlib import Path
 import attrs
 
 from polytile_checkerboard import CheckerboardSplit
-from polytile_core import parallel
-from polytile_core.backend import SolveSettings
-from polytile_core.fixing import ModelParcel
-from polytile_core.host import Host
-from polytile_core.model import Model
-from polytile_core.pipeline import load_plan
-from polytile_core.results import Termination
-from polytile_core.run import build_model, run
+from polytile_core.config.pipeline import load_plan
+from polytile_core.host.contracts import SolveSettings
+from polytile_core.host.registry import Host
+from polytile_core.model.zero_one import Model
+from polytile_core.output.results import Termination
+from polytile_core.solve import split as splitting
+from polytile_core.solve.parcels import ModelParcel
+from polytile_core.solve.run import run
 from polytile_exactcover import ExactCoverBackend, ExactCoverOptions
 from polytile_tree import TreeOptions, TreeSplit
 
@@ -155,9 +155,9 @@ def work(model, mode: str, expected: int, parts) -> tuple[float, list[float]]:
     for part in parts:
         started = time.thread_time()
         if isinstance(part, Model):
-            outcome = parallel.solve_part(ExactCoverBackend, DLX, part, settings, None if mode == "all" else 0)
+            outcome = splitting.solve_part(ExactCoverBackend, DLX, part, settings, None if mode == "all" else 0)
         else:
-            outcome = parallel.solve_fixed_part(ExactCoverBackend, DLX, parcel, part.fixed, settings,
+            outcome = splitting.solve_fixed_part(ExactCoverBackend, DLX, parcel, part.fixed, settings,
                                                 None if mode == "all" else 0)
         seconds.append(time.thread_time() - started)
         total += outcome.answer.count
@@ -172,9 +172,9 @@ def measure(host: Host, key: str, repeat: int, scheduler: str | None) -> None:
     tree_path = pipeline(body, mode, "tree", {"tree": "parts = 64"})
     checker_path = pipeline(body, mode, "checkerboard", {})
     plan = load_plan(whole_path, host)
-    model = build_model(plan)
-    tree_parts = list(TreeSplit().split_model(model, TreeOptions(parts=64)).parts)
-    checker_parts = [part.model for part in CheckerboardSplit().split(plan.tiling_problem()).parts
+    model = plan.build()
+    tree_parts = list(TreeSplit().split(plan.tiling_problem(), model, plan.build, TreeOptions(parts=64)).parts)
+    checker_parts = [part.model for part in CheckerboardSplit().split(plan.tiling_problem(), model, plan.build, None).parts
                      if not part.details.get("empty")]
 
     # The work: CPU seconds in one thread, whole and tree parts alternately, `repeat` times.
@@ -228,9 +228,10 @@ def measure_long(host: Host) -> None:
 def measure_long_work(host: Host, whole_cpu: float) -> None:
     name, body, mode, expected = LONG
     print(f"\n## the long job, work: {name}, {expected:,} tilings, whole {whole_cpu:.1f} CPU s ({load()})")
-    model = build_model(load_plan(pipeline(body, mode, None, {}), host))
+    plan = load_plan(pipeline(body, mode, None, {}), host)
+    model = plan.build()
     started = time.thread_time()
-    parts = list(TreeSplit().split_model(model, TreeOptions(parts=4096)).parts)
+    parts = list(TreeSplit().split(plan.tiling_problem(), model, plan.build, TreeOptions(parts=4096)).parts)
     print(f"split into {len(parts)} parts in {time.thread_time() - started:.1f} CPU s")
     total, seconds = work(model, mode, expected, parts)
     print(f"Σ parts {total:.1f} CPU s = {total / whole_cpu:.3f} × whole; longest part {max(seconds):.2f} s ({load()})")
@@ -245,7 +246,7 @@ def main() -> None:
     parser.add_argument("--no-dask", action="store_true")
     parser.add_argument("--whole-cpu", type=float, help="with --long: measure the parts' CPU seconds against this")
     arguments = parser.parse_args()
-    parallel.MAX_REPORTS = 10**6  # every part's time, for the simulation
+    splitting.MAX_REPORTS = 10**6  # every part's time, for the simulation
     host = Host()
     print(f"polytile scale-out benchmark, {time.strftime('%Y-%m-%d %H:%M')}, {os.uname().nodename}, {load()}")
     if arguments.long:

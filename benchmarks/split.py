@@ -29,11 +29,11 @@ from pathlib import Path
 
 import attrs
 
-from polytile_core.host import Host
-from polytile_core.parallel import speedup_measures
-from polytile_core.pipeline import load_plan
-from polytile_core.results import Found, Result, Termination
-from polytile_core.run import run
+from polytile_core.host.registry import Host
+from polytile_core.solve.split import speedup_measures
+from polytile_core.config.pipeline import load_plan
+from polytile_core.output.results import Found, Result, Termination
+from polytile_core.solve.run import run
 
 ROOT = Path(__file__).resolve().parent.parent
 ROUTES = ("cpsat", "checkerboard", "blocks", "exactcover", "blocks+exactcover")

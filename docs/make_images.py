@@ -14,7 +14,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from polytile_core.cli import main
+from polytile_core.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
 IMAGES = ROOT / "docs" / "images"

@@ -15,12 +15,12 @@ from collections.abc import Iterator, Sequence
 import attrs
 
 from polytile_core.convert import structure
-from polytile_core.geometry import Region, rows_from_cells
-from polytile_core.host import Host
-from polytile_core.pipeline import Plan, make_plan
-from polytile_core.results import Result, Solution
-from polytile_core.run import run
-from polytile_core.schema import Pipeline, PieceSpec
+from polytile_core.model.geometry import Region, rows_from_cells
+from polytile_core.host.registry import Host
+from polytile_core.config.pipeline import Plan, make_plan
+from polytile_core.output.results import Result, Solution
+from polytile_core.solve.run import run
+from polytile_core.config.schema import Pipeline, PieceSpec
 
 __all__ = ["piece", "family", "plan", "solve", "stream", "SolutionStream"]
 

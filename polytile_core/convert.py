@@ -160,8 +160,8 @@ def make_converter() -> cattrs.Converter:
 CONVERTER = make_converter()
 
 
-def _messages(exc: BaseException, path: str) -> list[str]:
-    """Flatten cattrs' exception groups into ``key.path: message`` lines."""
+def _messages(exc: BaseException, path: str) -> list[tuple[str, str]]:
+    """Flatten cattrs' exception groups into ``(key.path, message)`` pairs."""
     if isinstance(exc, (ClassValidationError, IterableValidationError)):
         lines = []
         with_notes, without_notes = exc.group_exceptions()
@@ -177,10 +177,13 @@ def _messages(exc: BaseException, path: str) -> list[str]:
         return lines
     if isinstance(exc, ForbiddenExtraKeysError):
         keys = ", ".join(sorted(exc.extra_fields))
-        return [f"{path + ': ' if path else ''}unknown key{'s' if len(exc.extra_fields) > 1 else ''} {keys}"]
+        return [(path, f"unknown key{'s' if len(exc.extra_fields) > 1 else ''} {keys}")]
     if isinstance(exc, KeyError):
-        return [f"{path}: required key is missing"]
-    return [f"{path + ': ' if path else ''}{exc}"]
+        return [(path, "required key is missing")]
+    if isinstance(exc, InputError):  # raised by an options class's own check, with a path inside it
+        inner = ".".join(part for part in (path, exc.path) if part)
+        return [(inner, exc.message)]
+    return [(path, str(exc))]
 
 
 def structure(data, cls, *, path: str = "", source: str | None = None):
@@ -189,7 +192,6 @@ def structure(data, cls, *, path: str = "", source: str | None = None):
         return CONVERTER.structure(data, cls)
     except Exception as exc:  # every structuring failure becomes an InputError
         lines = _messages(exc, path)
-        first = lines[0] if lines else str(exc)
-        key, _, message = first.rpartition(": ") if ": " in first else ("", "", first)
+        key, message = lines[0] if lines else (path, str(exc))
         more = f" (and {len(lines) - 1} more problem{'s' if len(lines) > 2 else ''})" if len(lines) > 1 else ""
         raise InputError(message + more, source=source, path=key or None) from None

@@ -2,7 +2,7 @@
 
 - ``fresh_host(*plugins)``: a Host with entry-point loading off and only the given plugins.
 - ``INSTANCES``: small tiling instances with known counts, each naming where its count
-  comes from (../shared/oracles.md, or this module's brute force for the one-sided and
+  comes from (docs/oracles.md, or this module's brute force for the one-sided and
   fixed variants, which ``tests/test_testing.py`` checks against the published counts too).
 - ``count_tilings_brute_force``: an independent tiling counter with its own rotations and
   its own search (it shares no code with the model builder or any backend).
@@ -25,13 +25,14 @@ from collections.abc import Iterable
 import attrs
 
 from polytile_core import hookimpl
-from polytile_core.backend import BackendResult, SolveSettings
-from polytile_core.builtin import build_tiling
-from polytile_core.geometry import Cell, Region
-from polytile_core.host import Host
-from polytile_core.model import Model
-from polytile_core.problem import PieceType
-from polytile_core.results import Found, Termination
+from polytile_core.convert import structure
+from polytile_core.host.contracts import BackendResult, SolveSettings
+from polytile_core.model.tiling import build_tiling
+from polytile_core.model.geometry import Cell, Region
+from polytile_core.host.registry import Host
+from polytile_core.model.zero_one import Model
+from polytile_core.model.problem import PieceType
+from polytile_core.output.results import Found, Termination
 
 UNLIMITED = None
 
@@ -69,7 +70,7 @@ L_TROMINO = ["#.", "##"]
 L_TETROMINO = ["#.", "#.", "##"]
 S_TETROMINO = [".##", "##."]
 SQUARE = ["##", "##"]
-ORACLES = "shared/oracles.md"
+ORACLES = "docs/oracles.md"
 BRUTE = "brute force (polytile_core.testing.count_tilings_brute_force)"
 
 INSTANCES: tuple[Instance, ...] = (
@@ -120,6 +121,19 @@ INSTANCES: tuple[Instance, ...] = (
         (_piece("D", DOMINO, maximum=2), _piece("O", SQUARE, minimum=1, maximum=3), _piece("I", ["####"])), 68, BRUTE,
     ),
 )
+
+# The introduction of Garvie & Burkardt (2022) as pipeline text, for tests to extend with
+# [solve] and [options] tables: two L-tetrominoes in a 2×4 rectangle, 2 tilings (oracles.md).
+TWO_L_TETROMINOES = """
+[region]
+width = 4
+height = 2
+
+[[pieces]]
+name = "L"
+shape = ["#.", "#.", "##"]
+count = 2
+"""
 
 # Too many tilings to count in a fraction of a second: for the time-limit check.
 LARGE = Instance("8x8 dominoes", Region.rectangle(8, 8), (_piece("D", DOMINO),), 12_988_816, f"{ORACLES}: OEIS A004003")
@@ -384,48 +398,52 @@ class BackendConformance:
     # Seconds a backend may take beyond a time limit or after the stop event.
     slack: float = 5.0
 
-    def make_backend(self):
-        from polytile_core.convert import structure
+    def pytest_generate_tests(self, metafunc) -> None:
+        """One test per instance (pytest calls this for a class's own tests), so a failure
+        names the instance, without this module importing pytest."""
+        choices = {
+            "instance": INSTANCES,
+            "impossible": tuple(instance for instance in INSTANCES if instance.count == 0),
+            "mode": ("one", "count"),
+        }
+        for name, values in choices.items():
+            if name in metafunc.fixturenames:
+                metafunc.parametrize(name, values, ids=[getattr(value, "name", value) for value in values])
 
+    def make_backend(self):
         registration = fresh_host(self.plugin).get("backends", self.backend_name)
         options = None
         if registration.options is not None:
             options = structure(dict(self.options), registration.options, path=f"options.{self.backend_name}")
         return registration.provides(options)
 
-    def test_find_one_gives_a_valid_tiling(self):
-        backend = self.make_backend()
-        for instance in INSTANCES:
-            model = instance.model()
-            result, streamed, _ = solve_with(backend, model, "one")
-            if instance.count == 0:
-                assert (result.termination, result.found) == (Termination.COMPLETED, Found.INFEASIBLE), instance.name
-                assert not streamed, instance.name
-                continue
-            assert (result.termination, result.found) == (Termination.COMPLETED, Found.FEASIBLE), instance.name
-            assert streamed, f"{instance.name}: no solution streamed"
-            assert tiling_problems(instance, model, streamed[-1]) == [], instance.name
+    def test_find_one_gives_a_valid_tiling(self, instance: Instance):
+        model = instance.model()
+        result, streamed, _ = solve_with(self.make_backend(), model, "one")
+        if instance.count == 0:
+            assert (result.termination, result.found) == (Termination.COMPLETED, Found.INFEASIBLE)
+            assert not streamed
+            return
+        assert (result.termination, result.found) == (Termination.COMPLETED, Found.FEASIBLE)
+        assert streamed, "no solution streamed"
+        assert tiling_problems(instance, model, streamed[-1]) == []
 
-    def test_counts_match_known_results(self):
-        backend = self.make_backend()
-        for instance in INSTANCES:
-            result, _, _ = solve_with(backend, instance.model(), "count")
-            expected_found = Found.FEASIBLE if instance.count else Found.INFEASIBLE
-            assert (result.termination, result.found, result.count) == (
-                Termination.COMPLETED, expected_found, instance.count
-            ), f"{instance.name}: expected {instance.count} ({instance.source}), raw status {result.raw_status}"
+    def test_counts_match_known_results(self, instance: Instance):
+        result, _, _ = solve_with(self.make_backend(), instance.model(), "count")
+        expected_found = Found.FEASIBLE if instance.count else Found.INFEASIBLE
+        assert (result.termination, result.found, result.count) == (
+            Termination.COMPLETED, expected_found, instance.count
+        ), f"expected {instance.count} ({instance.source}), raw status {result.raw_status}"
 
-    def test_enumeration_streams_every_tiling_once(self):
-        backend = self.make_backend()
-        for instance in INSTANCES:
-            model = instance.model()
-            result, streamed, _ = solve_with(backend, model, "all")
-            assert result.termination == Termination.COMPLETED, instance.name
-            assert len(streamed) == instance.count, f"{instance.name}: expected {instance.count} ({instance.source})"
-            assert len({tuple(ones) for ones in streamed}) == len(streamed), f"{instance.name}: a tiling came twice"
-            for ones in streamed:
-                assert tiling_problems(instance, model, ones) == [], instance.name
-            assert result.count in (None, instance.count), instance.name
+    def test_enumeration_streams_every_tiling_once(self, instance: Instance):
+        model = instance.model()
+        result, streamed, _ = solve_with(self.make_backend(), model, "all")
+        assert result.termination == Termination.COMPLETED
+        assert len(streamed) == instance.count, f"expected {instance.count} ({instance.source})"
+        assert len({tuple(ones) for ones in streamed}) == len(streamed), "a tiling came twice"
+        for ones in streamed:
+            assert tiling_problems(instance, model, ones) == []
+        assert result.count in (None, instance.count)
 
     def test_stop_ends_enumeration_soon(self):
         backend = self.make_backend()
@@ -434,14 +452,11 @@ class BackendConformance:
         assert 3 <= len(streamed) < LARGE.count
         assert seconds < self.slack
 
-    def test_infeasible_is_proved(self):
-        backend = self.make_backend()
-        for instance in (i for i in INSTANCES if i.count == 0):
-            for mode in ("one", "count"):
-                result, streamed, _ = solve_with(backend, instance.model(), mode)
-                assert (result.termination, result.found) == (Termination.COMPLETED, Found.INFEASIBLE), instance.name
-                assert result.count in ((0,) if mode == "count" else (None, 0)), instance.name
-                assert not streamed
+    def test_infeasible_is_proved(self, impossible: Instance, mode: str):
+        result, streamed, _ = solve_with(self.make_backend(), impossible.model(), mode)
+        assert (result.termination, result.found) == (Termination.COMPLETED, Found.INFEASIBLE)
+        assert result.count in ((0,) if mode == "count" else (None, 0))
+        assert not streamed
 
     def test_time_limit_is_reported_not_a_wrong_count(self):
         backend = self.make_backend()

@@ -10,8 +10,8 @@ import pytest
 
 from polytile_core import api
 from polytile_core.errors import InputError
-from polytile_core.host import Host
-from polytile_core.results import Found, Termination
+from polytile_core.host.registry import Host
+from polytile_core.output.results import Found, Termination
 
 README = Path(__file__).parent.parent / "README.md"
 L_TROMINO = api.piece("L", ["#.", "##"], unlimited=True)

@@ -7,14 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from polytile_core.cli import main
+from polytile_core.cli.main import main
+from polytile_core.testing import TWO_L_TETROMINOES
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 
 
 def polytile(*arguments, cwd=None):
     return subprocess.run(
-        [sys.executable, "-m", "polytile_core.cli", *arguments], capture_output=True, text=True, cwd=cwd, timeout=120
+        [sys.executable, "-m", "polytile_core.cli.main", *arguments], capture_output=True, text=True, cwd=cwd, timeout=120
     )
 
 
@@ -24,15 +25,7 @@ def write(tmp_path, text, name="pipeline.toml"):
     return path
 
 
-GOOD = """
-[region]
-width = 4
-height = 2
-[[pieces]]
-name = "L"
-shape = ["#.", "#.", "##"]
-count = 2
-"""
+GOOD = TWO_L_TETROMINOES
 
 BAD_INPUTS = {
     "malformed TOML": ("[region\nwidth = 3", "not valid TOML"),
@@ -122,8 +115,8 @@ def test_a_disconnected_region_is_allowed_and_reported(tmp_path, capsys):
 
 
 def test_a_run_that_ends_in_an_error_exits_with_1(tmp_path, monkeypatch):
-    from polytile_core.commands import solve as solve_command
-    from polytile_core.results import Found, Result, Termination
+    from polytile_core.cli.commands import solve as solve_command
+    from polytile_core.output.results import Found, Result, Termination
 
     failed = Result(termination=Termination.ERROR, found=Found.NONE, mode="count", backend="cpsat")
     monkeypatch.setattr(solve_command, "run", lambda plan, **_: failed)
@@ -142,6 +135,6 @@ def test_result_files_get_the_usual_permissions(tmp_path):
 
 
 def test_a_closed_pipe_is_not_a_traceback(tmp_path):
-    shell = f"{sys.executable} -m polytile_core.cli solve {write(tmp_path, GOOD)} --mode all -o - | head -c 10"
+    shell = f"{sys.executable} -m polytile_core.cli.main solve {write(tmp_path, GOOD)} --mode all -o - | head -c 10"
     completed = subprocess.run(["bash", "-c", "set -o pipefail; " + shell], capture_output=True, text=True, timeout=120)
     assert "Traceback" not in completed.stderr and "BrokenPipe" not in completed.stderr

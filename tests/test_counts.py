@@ -1,16 +1,14 @@
-"""Counts from ../shared/oracles.md and from an independent brute force, through CP-SAT."""
+"""Counts from docs/oracles.md and from an independent brute force, through CP-SAT."""
 
 import pytest
 
 from brute import count_tilings
-from polytile_core.backend import SolveSettings
-from polytile_core.geometry import Region, cells_from_rows
-from polytile_core.host import Host
-from polytile_core.problem import PieceType
-from polytile_core.results import Found, Termination
-from polytile_core.run import run
-from polytile_core.pipeline import make_plan
-from polytile_core.schema import Pipeline, PieceSpec, RegionSpec, SolveSpec
+from polytile_core.model.geometry import Region, cells_from_rows
+from polytile_core.host.registry import Host
+from polytile_core.output.results import Found, Termination
+from polytile_core.solve.run import run
+from polytile_core.config.pipeline import make_plan
+from polytile_core.config.schema import Pipeline, PieceSpec, RegionSpec, SolveSpec
 
 HOST = Host()
 
@@ -85,8 +83,8 @@ def test_6x10_pentominoes_find_one_is_a_valid_tiling():
     (solution,) = result.solutions
     covered = [tuple(cell) for placed in solution.placements for cell in placed.cells]
     assert sorted(covered) == sorted(Region.rectangle(10, 6).cells)
-    from polytile_core.builtin import CLASSIC_FAMILIES
-    from polytile_core.geometry import normalise, orientations
+    from polytile_core.host.builtin import CLASSIC_FAMILIES
+    from polytile_core.model.geometry import normalise, orientations
 
     assert sorted(p.piece for p in solution.placements) == sorted(CLASSIC_FAMILIES["pentominoes"])
     for placed in solution.placements:

@@ -9,8 +9,8 @@ from pathlib import Path
 import attrs
 import pytest
 
-from polytile_core import schema
-from polytile_core.host import Host
+from polytile_core.config import schema
+from polytile_core.host.registry import Host
 
 ROOT = Path(__file__).parent.parent
 REFERENCE = (ROOT / "docs" / "pipeline.md").read_text(encoding="utf-8")

@@ -2,21 +2,13 @@
 
 import pytest
 
-from polytile_core.cli import main
+from polytile_core.cli.main import main
 from polytile_core.errors import InputError
-from polytile_core.export import lp_text, model_text, mps_text, variable_index, variable_name
-from polytile_core.model import Model
+from polytile_core.output.export import lp_text, model_text, mps_text, variable_index, variable_name
+from polytile_core.model.zero_one import Model
+from polytile_core.testing import TWO_L_TETROMINOES
 
-PIPELINE = """
-[region]
-width = 4
-height = 2
-
-[[pieces]]
-name = "L"
-shape = ["#.", "#.", "##"]
-count = 2
-"""
+PIPELINE = TWO_L_TETROMINOES
 
 
 def small_model():

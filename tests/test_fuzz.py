@@ -23,12 +23,12 @@ import tomli_w
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from polytile_core.cli import main
+from polytile_core.cli.main import main
 from polytile_core.convert import structure
 from polytile_core.errors import InputError
-from polytile_core.host import Host
-from polytile_core.pipeline import load_plan, make_plan, read_pipeline
-from polytile_core.schema import Pipeline
+from polytile_core.host.registry import Host
+from polytile_core.config.pipeline import load_plan, make_plan, read_pipeline
+from polytile_core.config.schema import Pipeline
 
 FUZZ = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 HOST = Host()
@@ -378,7 +378,7 @@ def test_cli_output_into_a_missing_directory_is_an_input_error(tmp_path):
 def test_real_polytile_process_ends_in_a_result_or_one_line(text, flags, wanted):
     path = write(text)
     done = subprocess.run(
-        [sys.executable, "-m", "polytile_core.cli", "solve", str(path), "-q", *flags],
+        [sys.executable, "-m", "polytile_core.cli.main", "solve", str(path), "-q", *flags],
         capture_output=True,
         text=True,
         timeout=120,

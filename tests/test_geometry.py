@@ -1,6 +1,6 @@
 import pytest
 
-from polytile_core.geometry import (
+from polytile_core.model.geometry import (
     GeometryError,
     Region,
     cells_from_rows,
@@ -11,7 +11,7 @@ from polytile_core.geometry import (
     parity,
     placements,
 )
-from polytile_core.builtin import CLASSIC_FAMILIES
+from polytile_core.host.builtin import CLASSIC_FAMILIES
 
 
 def test_shapes_from_rows_are_normalised():

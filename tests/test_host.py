@@ -6,7 +6,7 @@ import pytest
 
 from polytile_core import hookimpl
 from polytile_core.errors import InputError
-from polytile_core.host import Host
+from polytile_core.host.registry import Host
 
 
 def test_the_built_in_plugins_come_through_entry_points():
@@ -44,3 +44,13 @@ def test_hosts_are_independent():
 
     assert "extra" in Host(autoload=False, plugins=[Extra()]).registry["families"]
     assert "extra" not in Host(autoload=False).registry["families"]
+
+
+def test_a_misspelt_hook_is_an_error_not_silence():
+    class Misspelt:
+        @hookimpl
+        def polytile_register_backend(self, register):  # the hook is polytile_register_backends
+            register("never", object)
+
+    with pytest.raises(InputError, match="unknown hook 'polytile_register_backend'"):
+        Host(autoload=False, plugins=[Misspelt()])

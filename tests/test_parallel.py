@@ -11,12 +11,13 @@ import pytest
 import polytile_checkerboard
 import polytile_cpsat
 from brute import count_tilings
-from polytile_core import hookimpl, parallel
-from polytile_core.host import Host
-from polytile_core.pipeline import make_plan
-from polytile_core.results import Found, SubproblemReport, Termination
-from polytile_core.run import run
-from polytile_core.schema import Pipeline, PieceSpec, RegionSpec, SolveSpec, SplitSpec
+from polytile_core import hookimpl
+from polytile_core.solve import split
+from polytile_core.host.registry import Host
+from polytile_core.config.pipeline import make_plan
+from polytile_core.output.results import Found, SubproblemReport, Termination
+from polytile_core.solve.run import run
+from polytile_core.config.schema import Pipeline, PieceSpec, RegionSpec, SolveSpec, SplitSpec
 from polytile_cpsat import CpsatBackend
 
 L4 = ["#.", "#.", "##"]
@@ -51,7 +52,7 @@ class InjectingBackend:
             ends = time.monotonic() + (settings.time_limit or 120)
             while time.monotonic() < ends and not stop.wait(0.05):
                 pass
-            from polytile_core.backend import BackendResult
+            from polytile_core.host.contracts import BackendResult
 
             return BackendResult(Termination.TIME_LIMIT, Found.NONE, "slept")
         return CpsatBackend().solve(model, settings, on_solution, stop)
@@ -159,7 +160,7 @@ def test_the_time_limit_covers_the_whole_run(executor):
 
 
 def test_reports_of_a_huge_split_are_capped_and_say_so(monkeypatch):
-    monkeypatch.setattr(parallel, "MAX_REPORTS", 2)
+    monkeypatch.setattr(split, "MAX_REPORTS", 2)
     result = run(plan([PieceSpec(name="L", shape=L4, count=4)], 4, 4, executor="thread"))
     assert len(result.subproblems) == 2
     assert "first 2 kept" in result.details["subproblem_reports"]
@@ -172,7 +173,7 @@ def test_speedup_measures_follow_the_paper():
         SubproblemReport("b", Termination.COMPLETED, Found.INFEASIBLE, 0, 4.0),
         SubproblemReport("c", Termination.COMPLETED, Found.FEASIBLE, 3, 1.0),
     )
-    measures = parallel.speedup_measures(8.0, reports)
+    measures = split.speedup_measures(8.0, reports)
     assert measures["speedup_all"] == 2.0  # 8 / max(2, 4, 1)
     assert measures["speedup_one"] == 8.0  # 8 / fastest part with a tiling
     assert measures["serial_overhead"] == 7.0 / 8.0

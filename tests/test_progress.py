@@ -12,8 +12,8 @@ import subprocess
 import sys
 import time
 
-from polytile_core.progress import ProgressLine, elapsed_text, progress_text
-from polytile_core.run import Progress
+from polytile_core.cli.progress import ProgressLine, elapsed_text, progress_text
+from polytile_core.solve.state import Progress
 
 # 8×8 with dominoes has 12,988,816 tilings (OEIS A004003): listing them all takes far
 # longer than any test, so the run is still going when it is interrupted.
@@ -76,7 +76,7 @@ def _start_in_terminal(arguments, cwd):
     """Start ``polytile`` with stderr on a pseudo-terminal (so the progress line shows)."""
     controller, terminal = pty.openpty()
     process = subprocess.Popen(
-        [sys.executable, "-m", "polytile_core.cli", "solve", *arguments],
+        [sys.executable, "-m", "polytile_core.cli.main", "solve", *arguments],
         cwd=cwd,
         stdout=subprocess.PIPE,
         stderr=terminal,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from polytile_core.cli import main
+from polytile_core.cli.main import main
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 SVG = "{http://www.w3.org/2000/svg}"

@@ -1,6 +1,6 @@
 """Resumable split runs (``--checkpoint`` / ``--resume``) and parts that fail.
 
-Counts come from /work/shared/oracles.md: 2×4 with two L-tetrominoes has 2 tilings in
+Counts come from docs/oracles.md: 2×4 with two L-tetrominoes has 2 tilings in
 three checkerboard parts (Garvie & Burkardt 2022); 9×9 minus a corner with 20
 L-tetrominoes has 1,709,594 in 21 parts.
 """
@@ -24,12 +24,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from polytile_core import hookimpl
-from polytile_core.checkpoint import Checkpoint
-from polytile_core.cli import main
-from polytile_core.host import Host
-from polytile_core.pipeline import load_plan
-from polytile_core.results import Termination
-from polytile_core.run import run
+from polytile_core.solve.checkpoint import Checkpoint
+from polytile_core.cli.main import main
+from polytile_core.host.registry import Host
+from polytile_core.config.pipeline import load_plan
+from polytile_core.output.results import Termination
+from polytile_core.solve.run import run
 from polytile_cpsat import CpsatBackend
 
 L_2X4 = """
@@ -282,7 +282,7 @@ def test_sigkill_mid_run_then_resume_gives_the_exact_count(tmp_path):
     """A real ``polytile solve --checkpoint`` process (a process pool of 2) killed with
     SIGKILL after some parts finished; the same command with --resume ends with the count."""
     pipeline, checkpoint = write(tmp_path, L_9X9), tmp_path / "run.ckpt"
-    command = [sys.executable, "-m", "polytile_core.cli", "solve", str(pipeline), "--jobs", "2",
+    command = [sys.executable, "-m", "polytile_core.cli.main", "solve", str(pipeline), "--jobs", "2",
                "--checkpoint", str(checkpoint), "-q"]
     process = subprocess.Popen(command, start_new_session=True, stderr=subprocess.PIPE, text=True)
     try:

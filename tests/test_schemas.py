@@ -7,9 +7,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from polytile_core.cli import main
-from polytile_core.host import Host
-from polytile_core.schemagen import pipeline_schema, result_schema
+from polytile_core.cli.main import main
+from polytile_core.host.registry import Host
+from polytile_core.config.schemagen import pipeline_schema, result_schema
 
 ROOT = Path(__file__).parent.parent
 SCHEMAS = ROOT / "schemas"

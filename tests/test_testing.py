@@ -4,7 +4,7 @@ reference backend against the conformance suite, fresh_host against installed pl
 import pytest
 
 from polytile_core.errors import InputError
-from polytile_core.geometry import Region
+from polytile_core.model.geometry import Region
 from polytile_core.testing import (
     INSTANCES, REFERENCE_PLUGIN, BackendConformance, count_tilings_brute_force, fresh_host, own_orientations,
 )
@@ -47,9 +47,9 @@ class TestReferenceBackendConformance(BackendConformance):
 
 
 def test_the_reference_backend_runs_a_pipeline_as_a_stand_in():
-    from polytile_core.pipeline import make_plan
-    from polytile_core.run import run
-    from polytile_core.schema import Pipeline, PieceSpec, RegionSpec, SolveSpec
+    from polytile_core.config.pipeline import make_plan
+    from polytile_core.solve.run import run
+    from polytile_core.config.schema import Pipeline, PieceSpec, RegionSpec, SolveSpec
 
     pipeline = Pipeline(
         region=RegionSpec(rows=["##.", "###", "###"]),

@@ -19,12 +19,11 @@ from collections.abc import Callable, Iterator
 import attrs
 
 from polytile_core import hookimpl
-from polytile_core.builtin import build_tiling
-from polytile_core.decompose import Part, Split
+from polytile_core.model.parts import BuildModel, Part, Split
 from polytile_core.errors import InputError
-from polytile_core.geometry import Cell, Region
-from polytile_core.model import Model
-from polytile_core.problem import PieceType, TilingProblem
+from polytile_core.model.geometry import Cell, Region
+from polytile_core.model.zero_one import Model
+from polytile_core.model.problem import PieceType, TilingProblem
 
 
 @attrs.frozen
@@ -129,7 +128,7 @@ class BlocksSplit:
 
     one_solution_only = True
 
-    def split(self, problem: TilingProblem, options=None) -> Split:
+    def split(self, problem: TilingProblem, model: Model, build: BuildModel, options: None = None) -> Split:
         if problem.region is None:
             raise InputError("the blocks split needs a region to tile", path="split.method")
         found = usable_cuts(problem)
@@ -142,8 +141,8 @@ class BlocksSplit:
                     yield Part(cut.key, Model(name="empty"), {**details, "empty": reason})
                 else:
                     details["copies per block"] = {piece.name: _copies(piece) for piece in block.pieces}
-                    yield Part(cut.key, build_tiling(block.pieces, block.region), details, cut.origins)
-            yield Part("whole", build_tiling(problem.pieces, problem.region), {"blocks": 1})
+                    yield Part(cut.key, build(block), details, cut.origins)
+            yield Part("whole", model, {"blocks": 1})
 
         summary = {
             "cuts": ", ".join(cut.key for cut in found) or "none (no cut shares the pieces evenly)",

@@ -11,13 +11,13 @@ import polytile_cpsat
 import polytile_exactcover
 from polytile_blocks import BlocksSplit, cuts, share
 from polytile_core.errors import InputError
-from polytile_core.geometry import Region, cells_from_rows, normalise
-from polytile_core.host import Host
-from polytile_core.pipeline import load_plan, make_plan
-from polytile_core.problem import PieceType
-from polytile_core.results import Found, Termination
-from polytile_core.run import run
-from polytile_core.schema import Pipeline, PieceSpec, RegionSpec, SolveSpec, SplitSpec
+from polytile_core.model.geometry import Region, cells_from_rows, normalise
+from polytile_core.host.registry import Host
+from polytile_core.config.pipeline import load_plan, make_plan
+from polytile_core.model.problem import PieceType
+from polytile_core.output.results import Found, Termination
+from polytile_core.solve.run import run
+from polytile_core.config.schema import Pipeline, PieceSpec, RegionSpec, SolveSpec, SplitSpec
 from polytile_core.testing import count_tilings_brute_force, own_orientations
 
 HOST = Host(autoload=False, plugins=[polytile_blocks, polytile_cpsat])
@@ -123,9 +123,10 @@ def test_counting_with_the_blocks_split_is_refused():
 
 
 def test_transposed_blocks_are_tried_once_for_free_pieces():
-    split = BlocksSplit().split(make_plan(Pipeline(
+    plan = make_plan(Pipeline(
         region=RegionSpec(width=4, height=4), pieces=[PieceSpec(name="D", shape=["##"], count=8)],
-        split=SplitSpec(method="blocks")), HOST).tiling_problem())
+        split=SplitSpec(method="blocks")), HOST)
+    split = BlocksSplit().split(plan.tiling_problem(), plan.build(), plan.build)
     keys = [part.key for part in split.parts]
     assert "8 blocks 1x2" in keys and "8 blocks 2x1" not in keys
     assert keys[-1] == "whole" and split.total == len(keys)

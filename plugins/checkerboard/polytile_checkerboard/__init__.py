@@ -12,16 +12,14 @@ from __future__ import annotations
 
 from typing import Literal
 
-import itertools
-
 import attrs
 
 from polytile_core import hookimpl
-from polytile_core.decompose import Part, Split
+from polytile_core.model.parts import BuildModel, Part, Split
 from polytile_core.errors import InputError
-from polytile_core.geometry import Region
-from polytile_core.model import Constraint, Model, Placement
-from polytile_core.problem import TilingProblem
+from polytile_core.model.geometry import Region
+from polytile_core.model.zero_one import Constraint, Model
+from polytile_core.model.problem import TilingProblem
 from polytile_checkerboard.counts import VariantCounts, piece_choices
 from polytile_checkerboard.variants import Variant, coloured_variants, region_colours
 
@@ -46,20 +44,36 @@ def part_key(variants: list[Variant], counts: tuple[int, ...]) -> str:
 
 
 class _Prepared:
-    """What every subproblem reuses: per variant its labels, placements and covered cells."""
+    """What every subproblem reuses: the whole model, and which variant each of its
+    placement variables is."""
 
-    def __init__(self, variants: list[Variant], region: Region):
+    def __init__(self, variants: list[Variant], region: Region, whole: Model):
         self.variants = variants
         self.region = region
-        self.cells = sorted(region.cells)
-        self.labels = [tuple(f"{v.name}#{n}" for n in range(len(v.placements))) for v in variants]
-        self.placed = [tuple(Placement(v.piece.name, cells) for cells in v.placements) for v in variants]
+        self.whole = whole
         self.covered = [frozenset(cell for cells in v.placements for cell in cells) for v in variants]
+        variant_of = {
+            (variant.piece.name, cells): number for number, variant in enumerate(variants) for cells in variant.placements
+        }
+        self.variables: list[list[int]] = [[] for _ in variants]
+        for var, placed in whole.placements.items():
+            self.variables[variant_of[placed.piece, placed.cells]].append(var)
+        # Rows over exactly one piece's placements (its copies): a part's variant rows fix
+        # that sum, so such a row says nothing more when the part's total satisfies it.
+        per_piece: dict[str, set[int]] = {}
+        for number, variant in enumerate(variants):
+            per_piece.setdefault(variant.piece.name, set()).update(self.variables[number])
+        piece_of = {frozenset(own): piece for piece, own in per_piece.items()}
+        self.piece_rows = [
+            (number, piece_of[frozenset(var for var, _ in row.terms)])
+            for number, row in enumerate(whole.constraints)
+            if frozenset(var for var, _ in row.terms) in piece_of and all(c == 1 for _, c in row.terms)
+        ]
 
     def why_empty(self, counts: tuple[int, ...]) -> str | None:
         """A reason the subproblem has no tiling that needs no search, or None."""
         covered: set = set()
-        for variant, count, cells in zip(self.variants, counts, self.covered):
+        for variant, count, cells in zip(self.variants, counts, self.covered, strict=True):
             if count > len(variant.placements):
                 return f"{variant.name} is needed {count} times but has only {len(variant.placements)} placements"
             if count:
@@ -71,28 +85,20 @@ class _Prepared:
         return None
 
     def model(self, counts: tuple[int, ...]) -> Model:
-        """The tiling model restricted to the variants in use, one count row per variant."""
-        labels: list[str] = []
-        placed: dict[int, Placement] = {}
-        constraints: list[Constraint] = []
-        covering: dict[tuple[int, int], list[int]] = {cell: [] for cell in self.cells}
-        for index, count in enumerate(counts):
-            if count == 0:
-                continue
-            variant = self.variants[index]
-            first = len(labels)
-            labels += self.labels[index]
-            placed.update(zip(itertools.count(first), self.placed[index]))
-            for var, cells in enumerate(variant.placements, first):
-                for cell in cells:
-                    covering[cell].append(var)
-            terms = tuple((var, 1) for var in range(first, len(labels)))
-            constraints.append(Constraint(terms, "==", count, f"variant {variant.name}"))
-        for (x, y), chosen in covering.items():
-            constraints.append(Constraint(tuple((var, 1) for var in chosen), "==", 1, f"cell {x},{y}"))
-        return Model(
-            name="tiling", labels=labels, constraints=constraints, decision=list(range(len(labels))), placements=placed
-        )
+        """The whole model restricted to the variants in use, one count row per variant
+        in place of the piece's own."""
+        used = [number for number, count in enumerate(counts) if count]
+        rows = [
+            Constraint(tuple((var, 1) for var in self.variables[number]), "==", counts[number],
+                       f"variant {self.variants[number].name}")
+            for number in used
+        ]
+        copies: dict[str, int] = {}
+        for variant, count in zip(self.variants, counts, strict=True):
+            copies[variant.piece.name] = copies.get(variant.piece.name, 0) + count
+        implied = [number for number, piece in self.piece_rows if self.whole.constraints[number].holds(copies[piece])]
+        keep = (var for number in used for var in self.variables[number])
+        return self.whole.restricted(keep, rows, drop=implied)
 
 
 def _linear(variants: list[Variant]) -> str:
@@ -128,7 +134,9 @@ def _impossibility(variants: list[Variant], equations: VariantCounts, black: int
 class CheckerboardSplit:
     """The decomposer registered as ``checkerboard``."""
 
-    def split(self, problem: TilingProblem, options: CheckerboardOptions | None = None) -> Split:
+    def split(
+        self, problem: TilingProblem, model: Model, build: BuildModel, options: CheckerboardOptions | None = None
+    ) -> Split:
         options = options or CheckerboardOptions()
         if problem.region is None:
             raise InputError("the checkerboard split needs a region to tile", path="split.method")
@@ -151,7 +159,7 @@ class CheckerboardSplit:
         if total == 0:
             return Split(iter(()), 0, _impossibility(variants, equations, black, white), summary)
 
-        prepared = _Prepared(variants, region)
+        prepared = _Prepared(variants, region, model)
 
         def parts():
             for counts in equations.solutions(options.order, options.seed):

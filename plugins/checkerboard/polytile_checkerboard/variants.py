@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import attrs
 
-from polytile_core.geometry import SQUARE_SYMMETRIES, Cells, Region, placements
-from polytile_core.problem import PieceType
-
-_SYMMETRIES_OF_KIND = {"fixed": 1, "one-sided": 4, "free": 8}
+from polytile_core.model.geometry import SQUARE_SYMMETRIES, Cells, Kind, Region, kind_symmetries, placements
+from polytile_core.model.problem import PieceType
 
 # A coloured shape: its normalised cells and which of them are black.
 ColouredShape = tuple[Cells, Cells]
@@ -34,14 +32,14 @@ class Variant:
         return self.black - self.white
 
 
-def canonical_colouring(placed: Cells, kind: str) -> ColouredShape:
+def canonical_colouring(placed: Cells, kind: Kind) -> ColouredShape:
     """The same value for two placements exactly when they are the same coloured variant.
 
     The images under the allowed symmetries keep each cell's colour; an image is put
     back on the board by a translation that keeps colours (even dx + dy).
     """
     images = []
-    for transform in SQUARE_SYMMETRIES[: _SYMMETRIES_OF_KIND[kind]]:
+    for transform in (SQUARE_SYMMETRIES[symmetry] for symmetry in kind_symmetries(kind)):
         moved = [transform(x, y) for x, y in placed]
         colour = {transform(x, y): (x + y) % 2 == 0 for x, y in placed}
         min_x = min(x for x, _ in moved)

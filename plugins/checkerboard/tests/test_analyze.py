@@ -5,19 +5,12 @@ from fractions import Fraction
 
 import pytest
 
-from polytile_core.analysis import augmented_rank, model_size
-from polytile_core.cli import main
-from polytile_core.model import Model
+from polytile_core.model.analysis import augmented_rank, model_size
+from polytile_core.cli.main import main
+from polytile_core.model.zero_one import Model
+from polytile_core.testing import TWO_L_TETROMINOES
 
-L4_2x4 = """
-[region]
-width = 4
-height = 2
-[[pieces]]
-name = "L"
-shape = ["#.", "#.", "##"]
-count = 2
-"""
+L4_2x4 = TWO_L_TETROMINOES
 
 
 def rational_rank(model: Model) -> int:

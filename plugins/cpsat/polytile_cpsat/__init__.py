@@ -11,6 +11,22 @@ from __future__ import annotations
 import attrs
 
 from polytile_core import hookimpl
+from polytile_core.errors import InputError
+
+
+def _check_parameters(options, attribute, parameters) -> None:
+    """Every raw parameter is checked when the plan is made, so a typo is one error line
+    before anything runs (not one per part of a split run)."""
+    if not parameters:
+        return
+    from ortools.sat import sat_parameters_pb2
+
+    trial = sat_parameters_pb2.SatParameters()
+    for name, value in parameters.items():
+        try:
+            setattr(trial, name, value)
+        except (AttributeError, TypeError, ValueError) as exc:
+            raise InputError(f"not a CP-SAT parameter of that type ({exc})", path=f"parameters.{name}") from None
 
 
 @attrs.frozen
@@ -19,7 +35,9 @@ class CpsatOptions:
 
     log: bool = attrs.field(default=False, metadata={"description": "print CP-SAT's search log"})
     parameters: dict[str, bool | int | float | str] = attrs.field(
-        factory=dict, metadata={"description": "raw CP-SAT parameters, e.g. { linearization_level = 2 }"}
+        factory=dict,
+        validator=_check_parameters,
+        metadata={"description": "raw CP-SAT parameters, e.g. { linearization_level = 2 }"},
     )
 
 

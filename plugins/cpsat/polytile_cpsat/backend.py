@@ -6,10 +6,9 @@ import threading
 
 from ortools.sat.python import cp_model
 
-from polytile_core.backend import BackendResult, SolveSettings
-from polytile_core.errors import InputError
-from polytile_core.model import Model
-from polytile_core.results import Found, Termination
+from polytile_core.host.contracts import BackendResult, SolveSettings, relay_stop
+from polytile_core.model.zero_one import Model
+from polytile_core.output.results import Found, Termination
 from polytile_cpsat import CpsatOptions
 
 
@@ -63,11 +62,8 @@ class CpsatBackend:
             params.num_workers = 1
         elif settings.workers:
             params.num_workers = settings.workers
-        for name, value in self.options.parameters.items():
-            try:
-                setattr(params, name, value)
-            except (AttributeError, TypeError, ValueError) as exc:
-                raise InputError(f"not a CP-SAT parameter of that type ({exc})", path=f"options.cpsat.parameters.{name}")
+        for name, value in self.options.parameters.items():  # checked when the options were read
+            setattr(params, name, value)
 
         callback = _Callback(
             [(index, xs[index]) for index in model.decision],
@@ -75,21 +71,8 @@ class CpsatBackend:
             stop,
             stop_after_first=settings.mode == "one" and model.objective is None,
         )
-        finished = threading.Event()
-
-        def watch():
-            while not finished.wait(0.05):
-                if stop.is_set():
-                    solver.StopSearch()
-                    return
-
-        watcher = threading.Thread(target=watch, daemon=True)
-        watcher.start()
-        try:
+        with relay_stop(stop, solver.StopSearch):
             status = solver.Solve(cp, callback)
-        finally:
-            finished.set()
-            watcher.join()
         return self._result(solver, status, callback.count, settings, model, stop.is_set())
 
     @staticmethod

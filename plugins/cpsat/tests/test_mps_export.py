@@ -3,7 +3,7 @@ its size, its binaries and its optimum."""
 
 from ortools.linear_solver.python import model_builder
 
-from polytile_core.export import mps_text, variable_index
+from polytile_core.output.export import mps_text, variable_index
 from polytile_core.testing import optimisation_instance, reference_optimum
 
 

@@ -22,13 +22,10 @@ from pathlib import Path
 import attrs
 
 from polytile_core import hookimpl
+from polytile_core.config.schema import doc
 from polytile_core.errors import InputError
 
 SCHEMES = ("tcp://", "tls://", "inproc://", "ucx://", "ws://", "wss://")
-
-
-def _doc(text: str) -> dict:
-    return {"description": text}
 
 
 @attrs.frozen
@@ -37,15 +34,15 @@ class DaskOptions:
 
     scheduler: str | None = attrs.field(
         default=None,
-        metadata=_doc("address of a running scheduler, e.g. tcp://10.0.0.5:8786; "
+        metadata=doc("address of a running scheduler, e.g. tcp://10.0.0.5:8786; "
                       "without it (or scheduler_file) a local cluster with --jobs workers is started"),
     )
     scheduler_file: str | None = attrs.field(
-        default=None, metadata=_doc("the file `dask scheduler --scheduler-file FILE` writes, instead of scheduler "
+        default=None, metadata=doc("the file `dask scheduler --scheduler-file FILE` writes, instead of scheduler "
                                     "(waited for up to connect_timeout)")
     )
-    connect_timeout: float = attrs.field(default=10.0, metadata=_doc("seconds to wait for the scheduler (and its file)"))
-    threads_per_worker: int = attrs.field(default=1, metadata=_doc("threads per worker of a local cluster"))
+    connect_timeout: float = attrs.field(default=10.0, metadata=doc("seconds to wait for the scheduler (and its file)"))
+    threads_per_worker: int = attrs.field(default=1, metadata=doc("threads per worker of a local cluster"))
 
 
 class DaskExecutor(concurrent.futures.Executor):

@@ -1,6 +1,6 @@
 """The dask executor on a real cluster on 127.0.0.1: a scheduler and two worker processes.
 
-Counts come from /work/shared/oracles.md: 2×4 with two L-tetrominoes has 2 tilings
+Counts come from docs/oracles.md: 2×4 with two L-tetrominoes has 2 tilings
 (Garvie & Burkardt 2022, three checkerboard parts); 9×9 minus a corner with 20
 L-tetrominoes has 1,709,594.
 """
@@ -26,12 +26,12 @@ import pytest
 from distributed import Client, LocalCluster
 
 from polytile_core import hookimpl
-from polytile_core.cli import main
+from polytile_core.cli.main import main
 from polytile_core.errors import InputError
-from polytile_core.host import Host
-from polytile_core.pipeline import load_plan
-from polytile_core.results import Termination
-from polytile_core.run import run
+from polytile_core.host.registry import Host
+from polytile_core.config.pipeline import load_plan
+from polytile_core.output.results import Termination
+from polytile_core.solve.run import run
 from polytile_cpsat import CpsatBackend
 from polytile_dask import DaskOptions, dask_executor
 

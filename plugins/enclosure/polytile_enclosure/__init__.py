@@ -12,7 +12,7 @@ from typing import Literal
 import attrs
 
 from polytile_core import hookimpl
-from polytile_core.results import Solution
+from polytile_core.output.results import Solution
 
 from polytile_enclosure.check import EnclosureCheckError, check_fence, enclosed_area, enclosed_pockets
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from polytile_core.geometry import Cell
+from polytile_core.model.geometry import Cell
 
 EDGE_STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1))
 KING_STEPS = EDGE_STEPS + ((1, 1), (1, -1), (-1, 1), (-1, -1))

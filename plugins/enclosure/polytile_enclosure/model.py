@@ -22,9 +22,9 @@ import math
 from collections.abc import Sequence
 
 from polytile_core.errors import InputError
-from polytile_core.geometry import SQUARE_SYMMETRIES, Cell, Cells, Region, normalise, placements
-from polytile_core.model import Model, Placement
-from polytile_core.problem import PieceType
+from polytile_core.model.geometry import SQUARE_SYMMETRIES, Cell, Cells, Region, normalise, placements
+from polytile_core.model.zero_one import Model, Placement
+from polytile_core.model.problem import PieceType
 
 from polytile_enclosure.check import steps
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from polytile_core.geometry import Region
+from polytile_core.model.geometry import Region
 from polytile_enclosure.check import EnclosureCheckError, check_fence, enclosed_area, enclosed_pockets
 
 

@@ -8,12 +8,12 @@ import attrs
 import pytest
 
 from polytile_core.errors import InputError
-from polytile_core.geometry import Region, orientations, placements
-from polytile_core.host import Host
-from polytile_core.pipeline import load_plan, resolve_pieces
-from polytile_core.results import Found, Termination
-from polytile_core.run import run
-from polytile_core.schema import PieceSpec
+from polytile_core.model.geometry import Region, orientations, placements
+from polytile_core.host.registry import Host
+from polytile_core.config.pipeline import load_plan, resolve_pieces
+from polytile_core.output.results import Found, Termination
+from polytile_core.solve.run import run
+from polytile_core.config.schema import PieceSpec
 from polytile_enclosure import EnclosureCheckError, enclosed_area
 from polytile_enclosure.model import auto_board, fence_boxes
 

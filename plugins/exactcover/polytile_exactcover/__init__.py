@@ -16,10 +16,10 @@ from typing import Literal
 import attrs
 
 from polytile_core import hookimpl
-from polytile_core.backend import BackendResult, SolveSettings
+from polytile_core.host.contracts import BackendResult, SolveSettings
 from polytile_core.errors import InputError
-from polytile_core.model import Model
-from polytile_core.results import Found, Termination
+from polytile_core.model.zero_one import Model
+from polytile_core.output.results import Found, Termination
 
 from polytile_exactcover._dlx import Search
 from polytile_exactcover.cover import CoverProblem, cover_problem

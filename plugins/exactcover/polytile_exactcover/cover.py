@@ -14,7 +14,7 @@ from __future__ import annotations
 import attrs
 
 from polytile_core.errors import InputError
-from polytile_core.model import Model
+from polytile_core.model.zero_one import Model
 
 UNBOUNDED = 1 << 62
 

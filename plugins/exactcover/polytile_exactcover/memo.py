@@ -16,7 +16,7 @@ import sys
 import threading
 import time
 
-from polytile_core.model import Model
+from polytile_core.model.zero_one import Model
 
 from polytile_exactcover.cover import CoverProblem
 

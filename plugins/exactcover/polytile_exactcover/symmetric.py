@@ -24,8 +24,8 @@ from __future__ import annotations
 import attrs
 
 from polytile_core.errors import InputError
-from polytile_core.model import Model
-from polytile_core.symmetry import burnside, checked_symmetries, fixed_model, is_smallest_image
+from polytile_core.model.zero_one import Model
+from polytile_core.model.symmetry import burnside, checked_symmetries, fixed_model, is_smallest_image
 
 from polytile_exactcover import ExactCoverOptions, Limits, Outcome, count_covers, enumerate_covers
 from polytile_exactcover.cover import CoverProblem, cover_problem

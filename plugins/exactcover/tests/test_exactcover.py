@@ -14,13 +14,14 @@ import pytest
 
 import polytile_exactcover
 from polytile_core import api
-from polytile_core.backend import SolveSettings
-from polytile_core.builtin import build_tiling
+from polytile_core.host.contracts import SolveSettings
+from polytile_core.model.tiling import build_tiling
 from polytile_core.errors import InputError
-from polytile_core.geometry import Region
-from polytile_core.model import Model
-from polytile_core.results import Found, Termination
-from polytile_core.symmetry import canonical_key, placement_symmetries
+from polytile_core.model.geometry import Region
+from polytile_core.model.zero_one import Model
+from polytile_core.output.results import Found, Termination
+from polytile_core.model.symmetry import placement_symmetries
+from polytile_core.solve.distinct import canonical_key
 from polytile_core.testing import LARGE, BackendConformance, fresh_host, solve_with
 from polytile_exactcover import ExactCoverBackend, ExactCoverOptions
 from polytile_exactcover.cover import cover_problem

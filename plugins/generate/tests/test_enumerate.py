@@ -3,7 +3,7 @@ shares no code with the generator."""
 
 import pytest
 
-from polytile_core.geometry import is_connected, orientations
+from polytile_core.model.geometry import is_connected, orientations
 
 from polytile_generate import count, n_ominoes
 

@@ -1,8 +1,8 @@
 """Names: the conventional letters for n <= 5, a numbered scheme beyond, suffixes for
 mirror images (') and clockwise turns (@90, @180, @270)."""
 
-from polytile_core.builtin import CLASSIC_FAMILIES
-from polytile_core.geometry import cells_from_rows, normalise, orientations
+from polytile_core.host.builtin import CLASSIC_FAMILIES
+from polytile_core.model.geometry import cells_from_rows, normalise, orientations
 
 from polytile_generate import n_ominoes
 

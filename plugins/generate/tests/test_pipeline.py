@@ -8,12 +8,12 @@ import polytile_cpsat
 import pytest
 
 from polytile_core import api
-from polytile_core.cli import main
+from polytile_core.cli.main import main
 from polytile_core.errors import InputError
-from polytile_core.geometry import normalise, orientations
-from polytile_core.host import Host
-from polytile_core.pipeline import load_plan
-from polytile_core.run import run
+from polytile_core.model.geometry import normalise, orientations
+from polytile_core.host.registry import Host
+from polytile_core.config.pipeline import load_plan
+from polytile_core.solve.run import run
 
 import polytile_generate
 
@@ -50,7 +50,7 @@ def test_bad_n_is_an_error_at_the_piece_tables_n(n, message):
 
 def polytile(*arguments):
     return subprocess.run(
-        [sys.executable, "-m", "polytile_core.cli", *arguments], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "polytile_core.cli.main", *arguments], capture_output=True, text=True, timeout=120
     )
 
 
@@ -83,7 +83,7 @@ def test_the_one_sided_tetromino_example_is_impossible_by_colouring():
 
 
 def test_a_huge_n_is_refused_at_once():
-    from polytile_core.cli import main
+    from polytile_core.cli.main import main
 
     assert main(["pieces", "14"]) == 2
     assert main(["pieces", "17", "--count-only"]) == 2

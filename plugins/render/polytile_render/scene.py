@@ -13,7 +13,7 @@ from collections.abc import Iterable
 import attrs
 
 from polytile_core.errors import InputError
-from polytile_core.results import Result, Solution
+from polytile_core.output.results import Result, Solution
 
 Cell = tuple[int, int]
 

@@ -9,8 +9,8 @@ import pytest
 from PIL import Image
 
 from polytile_core.errors import InputError
-from polytile_core.geometry import components
-from polytile_core.results import Found, PlacedPiece, Result, Solution, Termination
+from polytile_core.model.geometry import components
+from polytile_core.output.results import Found, PlacedPiece, Result, Solution, Termination
 from polytile_render import RenderOptions, render_png, render_svg
 
 SVG = "{http://www.w3.org/2000/svg}"

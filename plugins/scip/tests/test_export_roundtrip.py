@@ -3,7 +3,7 @@
 import pyscipopt
 import pytest
 
-from polytile_core.export import export_model, variable_index
+from polytile_core.output.export import export_model, variable_index
 from polytile_core.testing import INSTANCES, count_tilings_brute_force, tiling_problems
 
 

@@ -4,9 +4,9 @@ counting, CP-SAT and the independent brute force all give the same number."""
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import polytile_cpsat
-from polytile_core.builtin import build_tiling
-from polytile_core.geometry import Region
-from polytile_core.problem import PieceType
+from polytile_core.model.tiling import build_tiling
+from polytile_core.model.geometry import Region
+from polytile_core.model.problem import PieceType
 from polytile_core.testing import count_tilings_brute_force, solve_with
 from polytile_scip import ScipBackend, ScipOptions
 

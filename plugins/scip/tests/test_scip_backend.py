@@ -5,10 +5,10 @@ import threading
 
 import pytest
 
-from polytile_core.backend import SolveSettings
-from polytile_core.cli import main
+from polytile_core.host.contracts import SolveSettings
+from polytile_core.cli.main import main
 from polytile_core.errors import InputError
-from polytile_core.results import Found, Termination
+from polytile_core.output.results import Found, Termination
 from polytile_core.testing import INSTANCES, ReferenceBackend, solve_with
 from polytile_scip import ScipBackend, ScipOptions
 

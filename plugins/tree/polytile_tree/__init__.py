@@ -24,38 +24,33 @@ import time
 import attrs
 
 from polytile_core import hookimpl
-from polytile_core.decompose import Part, Split
 from polytile_core.errors import InputError
-from polytile_core.model import Constraint, Model
+from polytile_core.model.parts import BuildModel, Part, Split
+from polytile_core.model.problem import TilingProblem
+from polytile_core.model.zero_one import Constraint, Model
 
 
 def _doc(text: str) -> dict:
     return {"description": text}
 
 
-def _at_least_one(instance, attribute, value):
-    if value < 1:
-        raise InputError(f"expected 1 or more, got {value}", path=f"options.tree.{attribute.name}")
+# Parts when [options.tree] does not say: 32 for each of two workers.
+DEFAULT_PARTS = 64
 
 
 @attrs.frozen
 class TreeOptions:
     """Options of the search-tree split, from ``[options.tree]``."""
 
-    parts_per_job: int = attrs.field(
-        default=32, validator=_at_least_one,
-        metadata=_doc("parts to make per job (--jobs), so a free worker always finds one"),
-    )
     parts: int | None = attrs.field(
-        default=None, metadata=_doc("parts to make in all, whatever --jobs is (for a cluster larger than --jobs)")
+        default=None,
+        metadata=_doc(f"parts to make: tens per worker, so a free worker always finds one (default {DEFAULT_PARTS}; "
+                      f"the default route for --jobs N asks for 32 × N)"),
     )
 
     def __attrs_post_init__(self):
         if self.parts is not None and self.parts < 1:
             raise InputError(f"expected 1 or more, got {self.parts}", path="options.tree.parts")
-
-    def target(self, jobs: int) -> int:
-        return self.parts if self.parts is not None else self.parts_per_job * max(1, jobs)
 
 
 @attrs.frozen
@@ -139,11 +134,9 @@ def grow(brancher: Brancher, target: int) -> tuple[list[Node], int]:
 
 
 class TreeSplit:
-    """The decomposer registered as ``tree``; it splits the built model, not the problem."""
+    """The decomposer registered as ``tree``: it splits the plan's model."""
 
-    splits_model = True
-
-    def split_model(self, model: Model, options: TreeOptions | None = None, jobs: int = 1) -> Split:
+    def split(self, problem: TilingProblem, model: Model, build: BuildModel, options: TreeOptions | None = None) -> Split:
         options = options or TreeOptions()
         if model.objective is not None:
             raise InputError("the tree split serves tilings (modes one, all and count), not optimisation",
@@ -153,8 +146,7 @@ class TreeSplit:
             raise InputError(f"the tree split branches on '== 1' rows (cells); model {model.name!r} has none",
                              path="split.method")
         started = time.perf_counter()
-        nodes, dead = grow(brancher, options.target(jobs))
-        depths = [len(node.fixed) for node in nodes]
+        nodes, dead = grow(brancher, DEFAULT_PARTS if options.parts is None else options.parts)
         summary = {
             "branching": "the == 1 row with the fewest candidates",
             "order": "largest estimate first",
@@ -162,7 +154,9 @@ class TreeSplit:
             "seconds": round(time.perf_counter() - started, 4),
         }
         if not nodes:
-            return Split(iter(()), 0, "no tiling: the search tree ends in dead ends only (a cell or a piece has no placement left)", summary)
+            return Split(iter(()), 0, "no tiling: the search tree ends in dead ends only "
+                         "(a cell or a piece has no placement left)", summary)
+        depths = [len(node.fixed) for node in nodes]
         summary["depth"] = f"{min(depths)}..{max(depths)}"
         labels = model.labels
         parts = (

@@ -74,7 +74,7 @@ def kill_mid_run(tmp_path: Path, extra: list[str], workers: int, timeout: float 
     pipeline = tmp_path / "run.toml"
     pipeline.write_text(PIPELINE, encoding="utf-8")
     output = tmp_path / "result.json"
-    command = [sys.executable, "-m", "polytile_core.cli", "solve", str(pipeline), "-q", "-o", str(output), *extra]
+    command = [sys.executable, "-m", "polytile_core.cli.main", "solve", str(pipeline), "-q", "-o", str(output), *extra]
     run = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         end = time.monotonic() + timeout

@@ -17,18 +17,17 @@ import pytest
 import polytile_cpsat
 import polytile_exactcover
 import polytile_tree
-from polytile_core.backend import SolveSettings
-from polytile_core.builtin import build_tiling
-from polytile_core.checkpoint import Checkpoint
+from polytile_core.config.pipeline import make_plan
+from polytile_core.config.schema import Pipeline, PieceSpec, RegionSpec, SolveSpec, SplitSpec
 from polytile_core.errors import InputError
-from polytile_core.fixing import pinned
-from polytile_core.geometry import Region
-from polytile_core.model import Model
-from polytile_core.pipeline import make_plan
-from polytile_core.problem import PieceType
-from polytile_core.results import Termination
-from polytile_core.run import run
-from polytile_core.schema import Pipeline, PieceSpec, RegionSpec, SolveSpec, SplitSpec
+from polytile_core.model.geometry import Region
+from polytile_core.model.problem import PieceType, TilingProblem
+from polytile_core.model.tiling import build_tiling
+from polytile_core.model.zero_one import Model
+from polytile_core.output.results import Termination
+from polytile_core.solve import autosplit
+from polytile_core.solve.checkpoint import Checkpoint
+from polytile_core.solve.run import run
 from polytile_core.testing import INSTANCES, count_tilings_brute_force, fresh_host, solve_with
 from polytile_exactcover import ExactCoverBackend
 from polytile_tree import TreeOptions, TreeSplit
@@ -73,12 +72,16 @@ def random_instance(rng: random.Random) -> tuple[Region, tuple[PieceType, ...]]:
     return Region(frozenset(cells)), tuple(pieces)
 
 
+def tree_split(model: Model, parts: int | None = None):
+    return TreeSplit().split(TilingProblem(Region(frozenset()), ()), model, lambda problem: model, TreeOptions(parts=parts))
+
+
 def listings_of_parts(model: Model, parts) -> list[set[frozenset[int]]]:
     """Every tiling of every part (exact cover on the pinned model), as sets of variables."""
     backend = ExactCoverBackend()
     listings = []
     for part in parts:
-        answer, streamed, _ = solve_with(backend, pinned(model, part.fixed), "all")
+        answer, streamed, _ = solve_with(backend, model.pinned(part.fixed), "all")
         assert answer.termination == Termination.COMPLETED
         assert answer.count == len(streamed)
         listings.append({frozenset(ones) for ones in streamed})
@@ -91,7 +94,7 @@ def test_parts_of_random_instances_are_disjoint_and_add_up_to_the_brute_force(se
     region, pieces = random_instance(rng)
     model = build_tiling(pieces, region)
     expected = count_tilings_brute_force(region.cells, pieces)
-    split = TreeSplit().split_model(model, TreeOptions(parts=rng.randint(2, 12)))
+    split = tree_split(model, rng.randint(2, 12))
     if split.impossible:
         assert expected == 0, split.impossible
         return
@@ -114,7 +117,7 @@ def test_a_board_with_more_parts_asked_than_it_has_nodes_is_split_into_its_leave
     the leaves and stops there."""
     instance = next(i for i in INSTANCES if i.name == "2x4, two L-tetrominoes")
     model = instance.model()
-    split = TreeSplit().split_model(model, TreeOptions(parts=50))
+    split = tree_split(model, 50)
     listings = listings_of_parts(model, list(split.parts))
     assert sum(map(len, listings)) == instance.count == 2
 
@@ -122,7 +125,7 @@ def test_a_board_with_more_parts_asked_than_it_has_nodes_is_split_into_its_leave
 def test_a_dead_root_is_impossible_without_parts():
     region = Region.from_rows(["#.#", "###"])
     pieces = (PieceType("I", ((0, 0), (1, 0), (2, 0)), "fixed", 0, None),)  # cell (1, 0) is a hole: corners fit nothing
-    split = TreeSplit().split_model(build_tiling(pieces, region), TreeOptions())
+    split = tree_split(build_tiling(pieces, region))
     assert split.total == 0 and split.impossible and "dead ends" in split.impossible
 
 
@@ -137,9 +140,6 @@ def test_parts_are_handed_out_largest_estimate_first():
 def test_options_are_checked():
     with pytest.raises(InputError, match="options.tree.parts"):
         TreeOptions(parts=0)
-    with pytest.raises(InputError, match="options.tree.parts_per_job"):
-        TreeOptions(parts_per_job=0)
-    assert TreeOptions(parts_per_job=10).target(3) == 30 and TreeOptions(parts=7).target(3) == 7
 
 
 def test_an_optimisation_model_is_refused():
@@ -147,7 +147,7 @@ def test_an_optimisation_model_is_refused():
     model.add_variable("x")
     model.add_constraint([(0, 1)], "==", 1, "row")
     with pytest.raises(InputError, match="not optimisation"):
-        TreeSplit().split_model(model, TreeOptions())
+        tree_split(model)
 
 
 # --------------------------------------------------------------------------- whole runs
@@ -265,9 +265,7 @@ def test_a_small_count_stays_whole():
 def test_a_long_count_is_split_by_the_tree(monkeypatch):
     """With a probe much shorter than the whole count (about 0.3 s), the default route
     splits: 5×15 with L-trominoes, 76,800 (OEIS A084478)."""
-    import polytile_core.autosplit
-
-    monkeypatch.setattr(polytile_core.autosplit, "PROBE_SECONDS", 0.01)
+    monkeypatch.setattr(autosplit, "PROBE_SECONDS", 0.01)
     result = run(default_plan(15, 5, ["#.", "##"], backend="exactcover"))
     assert result.count == 76_800 and result.termination == Termination.COMPLETED
     assert result.details["split"] == "tree" and result.details["route"].startswith("split by the tree on 2 jobs")
@@ -279,7 +277,7 @@ def test_one_job_or_a_named_split_takes_no_probe():
 
 
 def test_analyze_measures_the_tree_parts(tmp_path, capsys):
-    from polytile_core.cli import main
+    from polytile_core.cli.main import main
 
     path = tmp_path / "run.toml"
     path.write_text('[region]\nwidth = 6\nheight = 5\n\n[[pieces]]\nshape = ["#.", "##"]\nname = "L"\nunlimited = true\n'

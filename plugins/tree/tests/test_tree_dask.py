@@ -16,11 +16,11 @@ import pytest
 dask = pytest.importorskip("dask")
 distributed = pytest.importorskip("distributed")
 
-from polytile_core.host import Host  # noqa: E402
-from polytile_core.pipeline import make_plan  # noqa: E402
-from polytile_core.results import Termination  # noqa: E402
-from polytile_core.run import run  # noqa: E402
-from polytile_core.schema import Pipeline, PieceSpec, RegionSpec, SolveSpec, SplitSpec  # noqa: E402
+from polytile_core.config.pipeline import make_plan  # noqa: E402
+from polytile_core.config.schema import Pipeline, PieceSpec, RegionSpec, SolveSpec, SplitSpec  # noqa: E402
+from polytile_core.host.registry import Host  # noqa: E402
+from polytile_core.output.results import Termination  # noqa: E402
+from polytile_core.solve.run import run  # noqa: E402
 
 NINE_BY_NINE = ["########."] + ["#########"] * 8
 

@@ -1,0 +1,40 @@
+"""``polytile export``: write the model of a pipeline file as a CPLEX LP or an MPS file,
+for any other solver."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from polytile_core.config.pipeline import load_plan
+from polytile_core.errors import InputError
+from polytile_core.host.registry import Host
+from polytile_core.output.export import FORMATS, Format, export_model
+
+
+def add(subparsers):
+    command = subparsers.add_parser(
+        "export", help="write a pipeline's model (whole, unsplit) as an LP or MPS file for another solver"
+    )
+    command.add_argument("pipeline", help="the pipeline TOML file")
+    command.add_argument("--format", choices=FORMATS, help="lp (CPLEX LP) or mps; default: from the file's extension")
+    command.add_argument("-o", "--output", metavar="FILE", required=True, help="the file to write")
+    command.add_argument("--force", action="store_true", help="replace the output file if it exists")
+    command.set_defaults(func=export)
+
+
+def export(arguments) -> int:
+    host = Host(autoload=not arguments.no_autoload)
+    path = export_pipeline(arguments.pipeline, arguments.output, arguments.format, replace=arguments.force, host=host)
+    print(f"wrote {path}")
+    return 0
+
+
+def export_pipeline(pipeline: str | Path, path: str | Path, fmt: Format | None = None, *,
+                    replace: bool = False, host: Host | None = None) -> Path:
+    """Build the (unsplit) model of a pipeline file and write it as LP or MPS."""
+    plan = load_plan(pipeline, host or Host())
+    try:
+        model = plan.build()
+    except InputError as exc:
+        raise exc.with_source(str(pipeline)) from None
+    return export_model(model, path, fmt, replace=replace)

@@ -1,0 +1,93 @@
+"""``polytile render``: draw a result file as a picture (svg, png, txt: any renderer plugin).
+
+The picture's format comes from the output file's extension.  Everything that can fail
+(unknown format, bad option, existing file) is checked before drawing, and before
+solving when ``polytile solve --render`` uses the same checks.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from polytile_core.convert import structure
+from polytile_core.errors import InputError
+from polytile_core.host.registry import Host
+from polytile_core.output.results import Result
+from polytile_core.output.resultfile import read_result
+
+# Renderer options that `polytile render` takes as flags (--cell-size for cell_size, ...).
+OPTION_FLAGS = ("cell_size", "checkerboard", "columns", "limit")
+
+
+def add(subparsers):
+    command = subparsers.add_parser("render", help="draw a result file as a picture (svg, png, txt)")
+    command.add_argument("result", help="a result file written by `polytile solve -o` (.json or .toml)")
+    command.add_argument("-o", "--output", required=True, metavar="FILE", help="the picture; its extension picks the format")
+    command.add_argument("--format", help="the render format (default: the extension; see `polytile plugins`)")
+    command.add_argument("--force", action="store_true", help="replace the picture if it exists")
+    command.add_argument("--cell-size", type=int, metavar="PX", help="pixels per cell")
+    command.add_argument("--checkerboard", action="store_true", default=None, help="shade the checkerboard's black cells")
+    command.add_argument("--columns", type=int, metavar="N", help="pictures per row of a gallery")
+    command.add_argument("--limit", type=int, metavar="N", help="most solutions drawn in a gallery")
+    command.set_defaults(func=render)
+
+
+def flag_options(arguments) -> dict:
+    """The renderer options given as flags (None when not given)."""
+    return {key: getattr(arguments, key) for key in OPTION_FLAGS if getattr(arguments, key, None) is not None}
+
+
+def prepare_renderer(
+    host: Host,
+    path: str,
+    *,
+    tables: dict[str, dict] | None = None,
+    flags: dict | None = None,
+    force: bool = False,
+    fmt: str | None = None,
+) -> Callable[[Result], None]:
+    """Check the picture's format, options and file name now; return what draws it later.
+
+    The renderer's options are the pipeline's table named after its plugin
+    (``[options.render]`` for svg and png) from ``tables``, with ``flags`` on top.
+    """
+    path = Path(path)
+    fmt = (fmt or path.suffix.lstrip(".")).lower()
+    if not fmt:
+        raise InputError("the picture needs an extension (.svg, .png, .txt) or --format", source=str(path))
+    registration = host.get("renderers", fmt)
+    option_path = f"options.{registration.plugin}"
+    table = {**(tables or {}).get(registration.plugin, {}), **(flags or {})}
+    if registration.options is None:
+        if table:
+            raise InputError(f"render format {fmt!r} takes no options (got {', '.join(table)})")
+        options = None
+    else:
+        options = structure(table or {}, registration.options, path=option_path)
+    if path.exists() and not force:
+        raise InputError("the file exists already; choose another name or pass --force", source=str(path))
+    if not path.absolute().parent.is_dir():
+        raise InputError("no such directory", source=str(path.parent))
+
+    def draw(result: Result) -> None:
+        # Drawn beside the target, then renamed: a failed or interrupted drawing leaves no half picture.
+        temporary = path.with_name(f".{path.stem}.{os.getpid()}.tmp{path.suffix}")
+        try:
+            registration.provides(result, temporary, options)
+            os.replace(temporary, path)
+        except BaseException:
+            temporary.unlink(missing_ok=True)
+            raise
+
+    return draw
+
+
+def render(arguments) -> int:
+    host = Host(autoload=not arguments.no_autoload)
+    draw = prepare_renderer(
+        host, arguments.output, flags=flag_options(arguments), force=arguments.force, fmt=arguments.format
+    )
+    draw(read_result(arguments.result))
+    return 0

@@ -1,0 +1,154 @@
+"""``polytile solve``: run a pipeline file and report (and write) the result."""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import sys
+from pathlib import Path
+
+import attrs
+
+
+from polytile_core.errors import InputError
+from polytile_core.solve.checkpoint import Checkpoint
+from polytile_core.host.registry import Host
+from polytile_core.output.picture import ascii_picture
+from polytile_core.cli.commands.render import prepare_renderer
+from polytile_core.config.pipeline import load_plan, read_pipeline
+from polytile_core.cli.progress import ProgressLine
+from polytile_core.output.resultfile import result_text, write_result
+from polytile_core.output.results import Result, Termination
+from polytile_core.solve.run import run
+
+
+# A run that ends in an error (a part that failed) gives no complete answer: scripts must see it.
+EXIT_CODES = {Termination.ERROR: 1, Termination.INTERRUPTED: 130}
+
+
+def add(subparsers):
+    command = subparsers.add_parser("solve", help="solve a pipeline file")
+    command.add_argument("pipeline", help="the pipeline TOML file")
+    command.add_argument("--mode", choices=("one", "all", "count"), help="find one, list all, or count")
+    command.add_argument("--backend", help="backend plugin (overrides solve.backend)")
+    command.add_argument("--time-limit", type=float, metavar="S", help="seconds before giving up")
+    command.add_argument("--distinct", action="store_true", help="also count solutions up to the region's symmetry")
+    command.add_argument("--jobs", type=int, metavar="N", help="parts of a split solved at once")
+    command.add_argument("--executor", help="executor plugin for the parts of a split")
+    command.add_argument(
+        "--scheduler", metavar="ADDRESS", help="a Dask scheduler, tcp://HOST:PORT, for the parts (implies --executor dask)"
+    )
+    command.add_argument(
+        "--checkpoint", metavar="FILE", help="record each finished part of a split run in FILE (JSON lines)"
+    )
+    command.add_argument(
+        "--resume", action="store_true", help="with --checkpoint: skip the parts FILE holds, count them in"
+    )
+    command.add_argument("-o", "--output", metavar="FILE", help="write the result as .json or .toml ('-' = JSON on stdout)")
+    command.add_argument("--force", action="store_true", help="replace the output file if it exists")
+    command.add_argument(
+        "--render", metavar="FILE", help="also draw the result: .svg, .png or .txt (options: [options.render])"
+    )
+    command.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors (no progress line)")
+    command.set_defaults(func=solve)
+
+
+def overrides(arguments) -> dict:
+    """The [solve] keys given on the command line."""
+    given = {
+        "mode": arguments.mode,
+        "backend": arguments.backend,
+        "time_limit": arguments.time_limit,
+        "jobs": arguments.jobs,
+        "executor": arguments.executor,
+    }
+    if arguments.distinct:
+        given["distinct"] = True
+    if arguments.scheduler and not arguments.executor:
+        given["executor"] = "dask"
+    return {key: value for key, value in given.items() if value is not None}
+
+
+def with_scheduler(plan, address: str):
+    """``--scheduler`` sets the ``scheduler`` option of an executor that has one (dask)."""
+    options = plan.executor_options
+    if not attrs.has(type(options)) or "scheduler" not in attrs.fields_dict(type(options)):
+        raise InputError(f"the {plan.executor.name!r} executor takes no scheduler address", path="--scheduler")
+    return attrs.evolve(plan, executor_options=attrs.evolve(options, scheduler=address))
+
+
+def solve(arguments) -> int:
+    host = Host(autoload=not arguments.no_autoload)
+    plan = load_plan(arguments.pipeline, host, overrides(arguments))
+    if arguments.scheduler:
+        plan = with_scheduler(plan, arguments.scheduler)
+    if arguments.resume and not arguments.checkpoint:
+        raise InputError("--resume needs --checkpoint FILE, the checkpoint to resume")
+    if arguments.checkpoint:
+        plan = attrs.evolve(plan, checkpoint=Checkpoint.open(arguments.checkpoint, plan, resume=arguments.resume))
+    to_stdout = arguments.output == "-"
+    report = sys.stderr if to_stdout else sys.stdout
+    try:
+        # The result file, and the picture's format, options and file, are checked now, not
+        # after a long run.
+        if arguments.output and not to_stdout and Path(arguments.output).exists() and not arguments.force:
+            raise InputError("the file exists already; choose another name or pass --force", source=arguments.output)
+        draw = None
+        if arguments.render:
+            tables = read_pipeline(arguments.pipeline).options
+            draw = prepare_renderer(host, arguments.render, tables=tables, force=arguments.force)
+        with ProgressLine(sys.stderr, enabled=not arguments.quiet) as progress:
+            result = run(plan, on_progress=progress)
+    except InputError as exc:
+        raise exc.with_source(arguments.pipeline) from None
+    saving = (arguments.output and not to_stdout) or draw is not None
+    with interrupts_held():
+        if saving and result.termination.value == "interrupted" and not arguments.quiet:
+            print("polytile: interrupted; saving what was found", file=sys.stderr, flush=True)
+        if arguments.output and not to_stdout:
+            write_result(result, arguments.output, replace=arguments.force)
+        if to_stdout:
+            sys.stdout.write(result_text(result))
+        if draw is not None:
+            draw(result)
+    if not arguments.quiet:
+        print(summary(result), file=report)
+    return EXIT_CODES.get(result.termination, 0)
+
+
+@contextlib.contextmanager
+def interrupts_held():
+    """Ctrl-C is ignored while the result is saved: a second Ctrl-C after the one that
+    stopped the search must not lose what the search found."""
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread: an embedding program handles its own signals
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def summary(result: Result) -> str:
+    """What a person wants to see: the status, the count, the first picture."""
+    lines = [f"status: {result.termination.value}, {result.found.value.replace('_', ' ')} ({result.backend}: {result.raw_status})"]
+    if result.message:
+        lines.append(result.message)
+    if result.count is not None:
+        exact = "" if result.termination.value == "completed" else " (so far: the run did not complete)"
+        lines.append(f"solutions: {result.count}{exact}")
+    if result.details.get("parts_from_checkpoint"):
+        lines.append(f"parts taken from the checkpoint: {result.details['parts_from_checkpoint']}")
+    if result.distinct_count is not None:
+        lines.append(f"distinct up to the region's symmetry: {result.distinct_count}")
+    if result.objective is not None:
+        bound = f", bound {result.bound:g}" if result.bound is not None else ""
+        lines.append(f"objective: {result.objective}{bound}")
+    if result.solutions:
+        lines.append(ascii_picture(result.solutions[0], result.region))
+    lines.append(f"time: {result.seconds:.2f} s")
+    return "\n".join(lines)
+
+

@@ -1,0 +1,52 @@
+"""The ``polytile`` command.  Each subcommand lives in ``polytile_core/cli/commands/<name>.py``
+with an ``add(subparsers)`` function; bad input ends in one line and exit code 2."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+
+from polytile_core.errors import InputError
+
+COMMANDS = ("solve", "validate", "plugins", "schema", "render", "pieces", "export", "analyze")
+
+EXIT_INPUT_ERROR = 2
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a killed writer
+EXIT_INTERRUPTED = 130  # the shell's code for a SIGINT death
+
+
+def parser() -> argparse.ArgumentParser:
+    main_parser = argparse.ArgumentParser(
+        prog="polytile", description="Tile, count and enclose with polyominoes."
+    )
+    main_parser.add_argument(
+        "--no-autoload", action="store_true", help="load only the built-in plugins, not installed ones"
+    )
+    subparsers = main_parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(f"polytile_core.cli.commands.{name}").add(subparsers)
+    return main_parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        arguments = parser().parse_args(argv)
+        return arguments.func(arguments) or 0
+    except InputError as exc:
+        print(f"polytile: error: {exc}", file=sys.stderr)
+        return EXIT_INPUT_ERROR
+    except KeyboardInterrupt:
+        # Ctrl-C while loading plugins or building the model; during the search itself
+        # run() catches it and the result is written, marked interrupted.
+        print("polytile: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (`polytile ... | head`): stop quietly, as Unix tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

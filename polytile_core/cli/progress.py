@@ -1,0 +1,78 @@
+"""A one-line progress display for long runs, fed by ``run(..., on_progress=...)``.
+
+It rewrites a single stderr line in place (carriage return, no escape codes) and only
+when stderr is a terminal, so pipes, log files and ``--output -`` stay clean.  Our own
+instead of ``rich``, which would bring pygments and markdown-it-py into the core to draw
+one line of text.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from typing import TextIO
+
+from polytile_core.solve.state import Progress
+
+
+def elapsed_text(seconds: float) -> str:
+    """``m:ss``, or ``h:mm:ss`` past an hour."""
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def progress_text(progress: Progress) -> str:
+    """E.g. ``1,234 solutions | parts 12/660 | 0:42`` (plain ASCII: any terminal shows it)."""
+    words = [f"{progress.solutions:,} solution{'s' * (progress.solutions != 1)}"]
+    if progress.parts_total is not None:
+        words.append(f"parts {progress.parts_done:,}/{progress.parts_total:,}")
+    elif progress.parts_done:
+        words.append(f"parts {progress.parts_done:,} done")
+    words.append(elapsed_text(progress.elapsed))
+    return " | ".join(words)
+
+
+class ProgressLine:
+    """Callable as ``on_progress``; use as a context manager so the line is wiped at the end
+    (the summary that follows then starts on a clean line)."""
+
+    def __init__(self, stream: TextIO | None = None, *, enabled: bool = True):
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = enabled and _is_terminal(self.stream)
+        self.shown = 0
+
+    def __call__(self, progress: Progress) -> None:
+        if not self.enabled:
+            return
+        width = shutil.get_terminal_size().columns - 1
+        text = progress_text(progress)[:width]
+        # Pad over the previous text: shorter lines must not leave its tail behind.
+        self._write("\r" + text.ljust(self.shown))
+        self.shown = len(text)
+
+    def clear(self) -> None:
+        if self.enabled and self.shown:
+            self._write("\r" + " " * self.shown + "\r")
+            self.shown = 0
+
+    def _write(self, text: str) -> None:
+        """A terminal that went away (closed window, hang-up) ends the display, not the run."""
+        try:
+            self.stream.write(text)
+            self.stream.flush()
+        except (OSError, ValueError):
+            self.enabled = False
+
+    def __enter__(self) -> ProgressLine:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.clear()
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # no isatty, or a closed stream
+        return False

@@ -1,0 +1,250 @@
+"""From a pipeline file to a ``Plan``: every name looked up, every piece resolved.
+
+All checks of user input happen here, before any solving, and each failure is one
+``InputError`` naming the key path.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import attrs
+
+from polytile_core.host.contracts import SolveSettings
+from polytile_core.convert import structure
+from polytile_core.errors import InputError
+from polytile_core.model.geometry import GeometryError, Region, cells_from_rows, is_connected, normalise
+from polytile_core.host.registry import Host, Registration
+from polytile_core.model.problem import PieceType, TilingProblem
+from polytile_core.model.zero_one import Model
+from polytile_core.config.schema import Pipeline, PieceSpec, RegionSpec
+
+
+@attrs.frozen
+class Plan:
+    """Everything a run needs, resolved and checked."""
+
+    problem: str
+    pieces: tuple[PieceType, ...]
+    region: Region | None
+    builder: Registration
+    builder_options: object
+    backend: Registration
+    backend_options: object
+    settings: SolveSettings
+    split: Registration | None = None
+    split_options: object = None
+    jobs: int = 1
+    executor: Registration | None = None
+    executor_options: object = None
+    distinct: bool = False
+    keep: int | None = None
+    # A polytile_core.solve.checkpoint.Checkpoint: a split run skips the parts it holds and records new ones.
+    checkpoint: object = None
+    # With no [split], jobs > 1 and mode count or all: the split a run takes when a short
+    # probe of the whole problem does not finish (polytile_core.solve.autosplit).
+    split_when_long: Registration | None = None
+    split_when_long_options: object = None
+
+    def tiling_problem(self) -> TilingProblem:
+        return TilingProblem(self.region, self.pieces)
+
+    def build(self, problem: TilingProblem | None = None) -> Model:
+        """The model of the plan's problem (or of ``problem``, a part of it), by the plan's builder."""
+        problem = problem or self.tiling_problem()
+        return self.builder.provides(problem.pieces, problem.region, self.builder_options)
+
+
+def read_pipeline(path: str | Path) -> Pipeline:
+    """Read and structure a pipeline file; errors name the file and the key path."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError("no such file", source=str(path)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read the file ({exc})", source=str(path)) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"not valid TOML: {exc}", source=str(path)) from None
+    return structure(data, Pipeline, source=str(path))
+
+
+def resolve_region(spec: RegionSpec | None, *, required: bool = True) -> Region | None:
+    if spec is None:
+        if required:
+            raise InputError("a [region] table is required (rows, or width and height)", path="region")
+        return None
+    if spec.rows is not None:
+        if spec.width is not None or spec.height is not None:
+            raise InputError("give either rows or width and height, not both", path="region")
+        try:
+            return Region.from_rows(spec.rows)
+        except GeometryError as exc:
+            raise InputError(str(exc), path="region.rows") from None
+    if spec.width is None or spec.height is None:
+        raise InputError("give rows, or both width and height", path="region")
+    try:
+        return Region.rectangle(spec.width, spec.height)
+    except GeometryError as exc:
+        raise InputError(str(exc), path="region") from None
+
+
+def _multiplicity(spec: PieceSpec, path: str) -> tuple[int, int | None]:
+    given = [key for key in ("count", "min", "max") if getattr(spec, key) is not None]
+    if spec.unlimited:
+        if given:
+            raise InputError(f"unlimited cannot be combined with {given[0]}", path=f"{path}.unlimited")
+        return 0, None
+    if spec.count is not None:
+        if spec.min is not None or spec.max is not None:
+            raise InputError("give count, or min/max, not both", path=f"{path}.count")
+        if spec.count < 0:
+            raise InputError(f"expected a count of 0 or more, got {spec.count}", path=f"{path}.count")
+        return spec.count, spec.count
+    if spec.min is None and spec.max is None:
+        return 1, 1
+    minimum = 0 if spec.min is None else spec.min
+    if minimum < 0:
+        raise InputError(f"expected 0 or more, got {minimum}", path=f"{path}.min")
+    if spec.max is not None and spec.max < minimum:
+        raise InputError(f"max {spec.max} is less than min {minimum}", path=f"{path}.max")
+    return minimum, spec.max
+
+
+def resolve_pieces(specs: list[PieceSpec], host: Host) -> tuple[PieceType, ...]:
+    """Expand families and shapes into piece types; check connectivity and names."""
+    if not specs:
+        raise InputError("at least one [[pieces]] table is required", path="pieces")
+    pieces: list[PieceType] = []
+    for index, spec in enumerate(specs):
+        path = f"pieces[{index}]"
+        minimum, maximum = _multiplicity(spec, path)
+        sources = [key for key in ("shape", "cells", "family") if getattr(spec, key) is not None]
+        if len(sources) != 1:
+            problem = "none" if not sources else " and ".join(sources)
+            raise InputError(f"give exactly one of shape, cells or family (got {problem})", path=path)
+        if spec.family is not None:
+            if spec.name is not None:
+                raise InputError("a family names its own pieces; leave name out", path=f"{path}.name")
+            make = host.get("families", spec.family).provides
+            try:
+                shapes = make(n=spec.n, kind=spec.kind)
+            except (ValueError, TypeError) as exc:
+                raise InputError(str(exc), path=f"{path}.n") from None
+        else:
+            if spec.n is not None:
+                raise InputError("n belongs to a family", path=f"{path}.n")
+            try:
+                cells = cells_from_rows(spec.shape) if spec.shape is not None else _cells(spec.cells, path)
+            except GeometryError as exc:
+                raise InputError(str(exc), path=f"{path}.shape") from None
+            shapes = [(spec.name or f"P{index + 1}", cells)]
+        for name, cells in shapes:
+            if not is_connected(cells):
+                raise InputError(f"piece {name!r} is not connected (its cells must join edge to edge)", path=path)
+            pieces.append(PieceType(name, normalise(cells), spec.kind, minimum, maximum))
+    names = [piece.name for piece in pieces]
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        raise InputError(f"two pieces are called {duplicates[0]!r}; give each a distinct name", path="pieces")
+    return tuple(pieces)
+
+
+def _cells(cells: list[list[int]], path: str):
+    if not cells:
+        raise InputError("a piece needs at least one cell", path=f"{path}.cells")
+    for position, cell in enumerate(cells):
+        if len(cell) != 2:
+            raise InputError(f"expected [x, y], got {cell}", path=f"{path}.cells[{position}]")
+    return tuple((x, y) for x, y in cells)
+
+
+def plugin_options(host: Host, registration: Registration, pipeline: Pipeline):
+    """The structured ``[options.<name>]`` table of a plugin (its defaults when absent)."""
+    table = pipeline.options.get(registration.name)
+    if registration.options is None:
+        if table:
+            raise InputError(f"{registration.name!r} takes no options", path=f"options.{registration.name}")
+        return None
+    return structure(table or {}, registration.options, path=f"options.{registration.name}")
+
+
+def make_plan(pipeline: Pipeline, host: Host) -> Plan:
+    """Resolve a structured pipeline against the installed plugins."""
+    builder = host.get("builders", pipeline.problem)
+    backend = host.get("backends", pipeline.solve.backend)
+    solve = pipeline.solve
+    if solve.jobs < 1:
+        raise InputError(f"expected 1 or more, got {solve.jobs}", path="solve.jobs")
+    if solve.time_limit is not None and not solve.time_limit > 0:  # also refuses nan
+        raise InputError(f"expected a positive number of seconds, got {solve.time_limit}", path="solve.time_limit")
+    if solve.workers is not None and solve.workers < 1:
+        raise InputError(f"expected 1 or more, got {solve.workers}", path="solve.workers")
+    if solve.seed is not None and not 0 <= solve.seed < 2**31:
+        raise InputError(f"expected a seed from 0 to {2**31 - 1}, got {solve.seed}", path="solve.seed")
+    if solve.keep is not None and solve.keep < 0:
+        raise InputError(f"expected 0 or more, got {solve.keep}", path="solve.keep")
+    known = {name for capability in host.registry.values() for name in capability}
+    # A plugin that registers several things sharing options reads one table named after
+    # itself: the render plugin's svg and png formats read [options.render].
+    known |= set(host.plugin_origins())
+    for name in pipeline.options:
+        if name not in known:
+            raise InputError(f"no installed plugin provides {name!r} (see `polytile plugins`)", path=f"options.{name}")
+    split = host.get("decomposers", pipeline.split.method) if pipeline.split else None
+    if split and getattr(split.provides, "one_solution_only", False) and solve.mode != "one":
+        raise InputError(
+            f"the {split.name} split finds one tiling; it cannot count or list them "
+            f"(use solve.mode = \"one\", or another split), got mode {solve.mode!r}",
+            path="split.method",
+        )
+    if pipeline.problem != "tiling" and solve.mode != "one":
+        # Listing or counting would drop the objective and walk every feasible answer.
+        raise InputError(
+            f"problem {pipeline.problem!r} is an optimisation: mode \"one\" finds the best answer; "
+            f"\"all\" and \"count\" list and count tilings, got mode {solve.mode!r}",
+            path="solve.mode",
+        )
+    executor = host.get("executors", solve.executor)
+    mode = "optimize" if pipeline.problem != "tiling" else solve.mode
+    pieces = resolve_pieces(pipeline.pieces, host)
+    region = resolve_region(pipeline.region, required=pipeline.problem == "tiling")
+    if pipeline.problem == "tiling":
+        reason = TilingProblem(region, pieces).area_problem()
+        if reason:
+            raise InputError(reason, path="pieces")
+    split_when_long = None
+    if split is None and solve.jobs > 1 and mode in ("count", "all") and not solve.distinct:
+        split_when_long = host.registry["decomposers"].get("tree")
+    return Plan(
+        problem=pipeline.problem,
+        pieces=pieces,
+        region=region,
+        builder=builder,
+        builder_options=plugin_options(host, builder, pipeline),
+        backend=backend,
+        backend_options=plugin_options(host, backend, pipeline),
+        settings=SolveSettings(mode=mode, time_limit=solve.time_limit, workers=solve.workers or 0, seed=solve.seed),
+        split=split,
+        split_options=plugin_options(host, split, pipeline) if split else None,
+        jobs=solve.jobs,
+        executor=executor,
+        executor_options=plugin_options(host, executor, pipeline),
+        distinct=solve.distinct,
+        keep=solve.keep,
+        split_when_long=split_when_long,
+        split_when_long_options=plugin_options(host, split_when_long, pipeline) if split_when_long else None,
+    )
+
+
+def load_plan(path: str | Path, host: Host, overrides: dict | None = None) -> Plan:
+    """Read a pipeline file and resolve it, with ``[solve]`` keys replaced by ``overrides``
+    (from the command line); every error names the file."""
+    try:
+        pipeline = read_pipeline(path)
+        if overrides:
+            pipeline = attrs.evolve(pipeline, solve=attrs.evolve(pipeline.solve, **overrides))
+        return make_plan(pipeline, host)
+    except InputError as exc:
+        raise exc.with_source(str(path)) from None

@@ -1,0 +1,88 @@
+"""The pipeline file as typed data: what a user writes in ``pipeline.toml``.
+
+Every field carries a ``description`` that ends up in the generated JSON Schema
+(``polytile schema pipeline``).  Plugin options live in ``[options.<plugin-name>]``
+and are checked against the options class the plugin registered.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import attrs
+
+Kind = Literal["free", "one-sided", "fixed"]
+Mode = Literal["one", "all", "count"]
+
+
+def doc(text: str) -> dict:
+    """A field's metadata: the description ``polytile schema`` writes for the key.
+    Plugins use it for their options classes too."""
+    return {"description": text}
+
+
+@attrs.frozen
+class RegionSpec:
+    """The region to tile: ASCII ``rows`` ('#' a cell, '.' a hole), or ``width`` × ``height``."""
+
+    rows: list[str] | None = attrs.field(default=None, metadata=doc("the region as ASCII rows: '#' a cell, '.' empty"))
+    width: int | None = attrs.field(default=None, metadata=doc("width of a rectangular region (with height)"))
+    height: int | None = attrs.field(default=None, metadata=doc("height of a rectangular region (with width)"))
+
+
+@attrs.frozen
+class PieceSpec:
+    """One piece (``shape`` or ``cells``) or a whole family (``family``), with its multiplicity.
+
+    Multiplicity: ``count`` exactly; or ``min``/``max`` (a missing ``max`` means no upper
+    limit); or ``unlimited = true``; with none of these, each piece is used exactly once.
+    """
+
+    name: str | None = attrs.field(default=None, metadata=doc("the piece's name (its first letter is drawn)"))
+    shape: list[str] | None = attrs.field(default=None, metadata=doc("the piece as ASCII rows: '#' a cell, '.' empty"))
+    cells: list[list[int]] | None = attrs.field(default=None, metadata=doc("the piece as a list of [x, y] cells"))
+    family: str | None = attrs.field(default=None, metadata=doc("a named family instead of a shape, e.g. 'pentominoes'"))
+    n: int | None = attrs.field(default=None, metadata=doc("size parameter of a family such as 'n-ominoes'"))
+    kind: Kind = attrs.field(default="free", metadata=doc("free (rotate and reflect), one-sided (rotate) or fixed"))
+    count: int | None = attrs.field(default=None, metadata=doc("exact number of copies of each piece"))
+    min: int | None = attrs.field(default=None, metadata=doc("least number of copies"))
+    max: int | None = attrs.field(default=None, metadata=doc("most number of copies"))
+    unlimited: bool = attrs.field(default=False, metadata=doc("any number of copies, none included"))
+
+
+@attrs.frozen
+class SolveSpec:
+    """How to solve: what to look for, with which backend, within which limits."""
+
+    mode: Mode = attrs.field(default="one", metadata=doc("one: find a tiling; all: list every tiling; count: count them"))
+    backend: str = attrs.field(default="cpsat", metadata=doc("the backend plugin (see `polytile plugins`)"))
+    time_limit: float | None = attrs.field(default=None, metadata=doc("seconds before giving up (whole run)"))
+    workers: int | None = attrs.field(default=None, metadata=doc("solver threads per solve (backend default if unset)"))
+    seed: int | None = attrs.field(default=None, metadata=doc("random seed for the backend"))
+    distinct: bool = attrs.field(default=False, metadata=doc("also count tilings up to the region's symmetry"))
+    keep: int | None = attrs.field(
+        default=None, metadata=doc("solutions kept in the result (default: all in mode all, one otherwise)")
+    )
+    jobs: int = attrs.field(default=1, metadata=doc("parts of a split solved at once"))
+    executor: str = attrs.field(default="process", metadata=doc("executor plugin running the parts of a split"))
+
+
+@attrs.frozen
+class SplitSpec:
+    """Split the problem into independent parts before solving."""
+
+    method: str = attrs.field(metadata=doc("the decomposer plugin, e.g. 'checkerboard'"))
+
+
+@attrs.frozen
+class Pipeline:
+    """A polytile pipeline file."""
+
+    problem: str = attrs.field(default="tiling", metadata=doc("the problem kind: a model builder plugin's name"))
+    region: RegionSpec | None = attrs.field(default=None, metadata=doc("the region to tile"))
+    pieces: list[PieceSpec] = attrs.field(factory=list, metadata=doc("the pieces, one table each ([[pieces]])"))
+    solve: SolveSpec = attrs.field(factory=SolveSpec, metadata=doc("how to solve"))
+    split: SplitSpec | None = attrs.field(default=None, metadata=doc("an optional decomposition"))
+    options: dict[str, dict] = attrs.field(
+        factory=dict, metadata=doc("plugin options, one table per plugin: [options.<plugin>]")
+    )

@@ -1,0 +1,97 @@
+"""JSON Schemas generated from the attrs classes, so the schema can never drift from
+the code: ``polytile schema pipeline|result`` prints them, ``schemas/`` holds copies
+and a test keeps those fresh."""
+
+from __future__ import annotations
+
+import enum
+import inspect
+import types
+import typing
+
+import attrs
+
+from polytile_core.host.registry import Host
+from polytile_core.output.results import Result
+from polytile_core.config.schema import Pipeline
+
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+_SCALARS = {int: "integer", float: "number", str: "string", bool: "boolean"}
+
+
+def type_schema(kind, *, nullable: bool) -> dict:
+    """The JSON Schema of one Python type (``nullable``: may ``None`` appear as null)."""
+    origin, arguments = typing.get_origin(kind), typing.get_args(kind)
+    if kind in _SCALARS:
+        return {"type": _SCALARS[kind]}
+    if origin in (typing.Union, types.UnionType):
+        options = [argument for argument in arguments if argument is not type(None)]
+        schemas = [type_schema(option, nullable=nullable) for option in options]
+        if nullable and len(options) < len(arguments):
+            schemas.append({"type": "null"})
+        return schemas[0] if len(schemas) == 1 else {"anyOf": schemas}
+    if origin is typing.Literal:
+        return {"enum": list(arguments)}
+    if inspect.isclass(kind) and issubclass(kind, enum.Enum):
+        return {"enum": [member.value for member in kind]}
+    if origin in (list, tuple, frozenset, set):
+        if origin is tuple and arguments and arguments[-1] is not Ellipsis:
+            items = [type_schema(argument, nullable=nullable) for argument in arguments]
+            return {"type": "array", "prefixItems": items, "minItems": len(items), "maxItems": len(items)}
+        return {"type": "array", "items": type_schema(arguments[0], nullable=nullable)} if arguments else {"type": "array"}
+    if kind is dict or origin is dict:
+        value = arguments[1] if arguments else typing.Any
+        if value is typing.Any:
+            return {"type": "object"}
+        return {"type": "object", "additionalProperties": type_schema(value, nullable=nullable)}
+    if attrs.has(kind):
+        return class_schema(kind, nullable=nullable)
+    return {}
+
+
+def class_schema(cls, *, nullable: bool) -> dict:
+    """An attrs class as a closed JSON object: unknown keys are errors, as in the loader."""
+    hints = typing.get_type_hints(cls)
+    properties, required = {}, []
+    for field in attrs.fields(cls):
+        schema = type_schema(hints[field.name], nullable=nullable)
+        if "description" in field.metadata:
+            schema = {**schema, "description": field.metadata["description"]}
+        properties[field.name] = schema
+        if field.default is attrs.NOTHING:
+            required.append(field.name)
+    schema = {"type": "object", "properties": properties, "additionalProperties": False}
+    if cls.__doc__:
+        schema = {"description": inspect.cleandoc(cls.__doc__).split("\n\n")[0], **schema}
+    if required:
+        schema["required"] = required
+    return schema
+
+
+def pipeline_schema(host: Host) -> dict:
+    """The pipeline file's schema, with each installed plugin's ``[options.<name>]`` table."""
+    schema = class_schema(Pipeline, nullable=False)
+    plugin_options = {}
+    for capability in host.registry.values():
+        for registration in capability.values():
+            if registration.options is not None:
+                plugin_options[registration.name] = {
+                    "description": registration.help,
+                    **class_schema(registration.options, nullable=False),
+                }
+    schema["properties"]["options"] = {
+        **schema["properties"]["options"],
+        "type": "object",
+        "properties": dict(sorted(plugin_options.items())),
+        "additionalProperties": False,
+    }
+    return {"$schema": DIALECT, "title": "polytile pipeline", **schema}
+
+
+def result_schema() -> dict:
+    schema = class_schema(Result, nullable=True)
+    schema["properties"]["gap"] = {
+        "description": "relative gap between objective and bound",
+        "anyOf": [{"type": "number"}, {"type": "null"}],
+    }
+    return {"$schema": DIALECT, "title": "polytile result", **schema}

@@ -1,0 +1,135 @@
+"""What a plugin provides, typed: one Protocol per kind of thing a plugin registers.
+
+The hook specs (``hookspecs.py``) name these types, so a plugin author and a type
+checker see the same contract.  A backend plugin registers a factory; the factory
+returns an object with ``solve``, which reports each solution as it is found through
+``on_solution`` (so enumeration streams) and returns a ``BackendResult``.  It must
+return soon after ``stop`` is set.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, Literal, Protocol, TypeVar
+
+import attrs
+
+from polytile_core.model.geometry import Cells, Kind, Region
+from polytile_core.model.parts import BuildModel, Split
+from polytile_core.model.problem import PieceType, TilingProblem
+from polytile_core.model.zero_one import Model
+from polytile_core.output.results import Found, Result, Termination
+
+Mode = Literal["one", "all", "count", "optimize"]
+
+# Called with the sorted decision variables that are 1 (and the objective value, if any).
+OnSolution = Callable[[list[int]], None]
+
+
+@attrs.frozen
+class SolveSettings:
+    """How to solve: the mode and the limits; ``options`` are the backend's own settings."""
+
+    mode: Mode = "one"
+    time_limit: float | None = None
+    workers: int = 1
+    seed: int | None = None
+    options: dict = attrs.Factory(dict)
+    # Also solve up to the model's symmetries (``Model.symmetries``); only a backend with
+    # ``supports_distinct = True`` is asked, the run does it generically for the others.
+    distinct: bool = False
+
+
+@attrs.frozen
+class BackendResult:
+    """What a backend reports: why it stopped, what it found, and its own status word."""
+
+    termination: Termination
+    found: Found
+    raw_status: str
+    count: int | None = None
+    objective: float | None = None
+    bound: float | None = None
+    # Solutions up to symmetry, from a backend that handled ``settings.distinct`` itself.
+    distinct_count: int | None = None
+
+
+@contextlib.contextmanager
+def relay_stop(stop: threading.Event, halt: Callable[[], None], every: float = 0.05) -> Iterator[None]:
+    """Call ``halt`` (the solver's own way to stop) soon after ``stop`` is set, while the
+    block runs: a solver busy in native code cannot watch a Python event itself."""
+    finished = threading.Event()
+
+    def watch() -> None:
+        while not finished.wait(every):
+            if stop.is_set():
+                halt()
+                return
+
+    watcher = threading.Thread(target=watch, name="polytile-stop-relay", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        finished.set()
+        watcher.join()
+
+
+class Backend(Protocol):
+    def solve(
+        self, model: Model, settings: SolveSettings, on_solution: OnSolution, stop: threading.Event
+    ) -> BackendResult: ...
+
+
+class BackendFactory(Protocol):
+    """Makes a backend from its options (an instance of the registered options class, or None)."""
+
+    def __call__(self, options: Any, /) -> Backend: ...
+
+
+class Family(Protocol):
+    """The pieces of a family: ``(name, cells)`` pairs; ``n`` for families that take a size.
+    Raises ``ValueError`` for an unusable ``n``."""
+
+    def __call__(self, n: int | None = None, kind: Kind = "free") -> list[tuple[str, Cells]]: ...
+
+
+class Builder(Protocol):
+    """Builds the model of a problem kind from the pieces, the region and the builder's options."""
+
+    def __call__(self, pieces: tuple[PieceType, ...], region: Region | None, options: Any, /) -> Model: ...
+
+
+class Decomposer(Protocol):
+    """Splits a tiling problem into parts.  ``model`` is the whole problem's model (a part
+    is usually ``model.restricted(...)``); ``build`` builds the model of another tiling
+    problem with the plan's builder."""
+
+    def split(self, problem: TilingProblem, model: Model, build: BuildModel, options: Any, /) -> Split: ...
+
+
+class ExecutorFactory(Protocol):
+    """Makes the executor that runs the parts of a split run on ``jobs`` workers."""
+
+    def __call__(self, jobs: int, options: Any, /) -> concurrent.futures.Executor: ...
+
+
+class Renderer(Protocol):
+    """Writes the picture of a result to ``path``."""
+
+    def __call__(self, result: Result, path: Path, options: Any, /) -> None: ...
+
+
+Provided = TypeVar("Provided", contravariant=True)
+
+
+class Register(Protocol[Provided]):
+    """The ``register`` argument of a registration hook: ``Register[BackendFactory]`` takes
+    a backend factory.  ``options`` is an attrs class read from ``[options.<name>]``;
+    ``help`` is the line ``polytile plugins`` shows."""
+
+    def __call__(self, name: str, provides: Provided, /, *, options: type | None = None, help: str = "") -> None: ...

@@ -1,0 +1,90 @@
+"""The hooks a polytile plugin can implement.
+
+Every hook is a *registration* hook (in the style of simonw/llm's ``register_models``):
+the host calls it once per plugin with a ``register`` callable, and the plugin calls
+``register`` for each thing it provides.  All implementations are called (no
+``firstresult``); registering a name twice is an error the host reports.
+
+A plugin is a module (or object) with functions named like these, decorated with
+``polytile_core.hookimpl``, and exposed through an entry point in group ``polytile``.
+A decorated function whose name matches no hook here is an error when the host loads
+the plugin (a misspelt hook would otherwise register nothing, silently).  The types of
+what each hook registers are the Protocols in ``contracts.py``.
+"""
+
+from __future__ import annotations
+
+import pluggy
+
+from polytile_core.host.contracts import (
+    BackendFactory,
+    Builder,
+    Decomposer,
+    ExecutorFactory,
+    Family,
+    Register,
+    Renderer,
+)
+
+hookspec = pluggy.HookspecMarker("polytile")
+
+
+@hookspec
+def polytile_register_families(register: Register[Family]) -> None:
+    """Register named piece families, usable as ``family = "name"`` in ``[[pieces]]``.
+
+    ``register(name, make, *, help)`` where ``make(n=None, kind="free")`` returns a list
+    of ``(piece_name, cells)``; ``n`` is the ``n`` key of the piece table, for families
+    that take a size (``n-ominoes``), and ``kind`` its ``kind`` key, for families whose
+    members depend on it (the fixed n-ominoes are more shapes than the free ones).
+    ``make`` raises ``ValueError`` for an unusable ``n``.  It may also offer
+    ``make.count(n, kind)``, for counting without building every shape
+    (``polytile pieces N --count-only``).
+    """
+
+
+@hookspec
+def polytile_register_builders(register: Register[Builder]) -> None:
+    """Register model builders, one per problem kind (``problem = "tiling"`` etc.).
+
+    ``register(kind, build, *, options=None, help)`` where ``build(pieces, region, options)``
+    returns a ``polytile_core.model.zero_one.Model``; ``options`` is an attrs class read from the
+    pipeline's ``[options.<kind>]`` table (or ``None`` when the builder takes none).
+    """
+
+
+@hookspec
+def polytile_register_decomposers(register: Register[Decomposer]) -> None:
+    """Register decomposers, chosen by ``[split] method = "name"``.
+
+    ``register(name, decomposer, *, options=None, help)`` where ``decomposer`` has
+    ``split(problem, options) -> polytile_core.model.parts.Split``.
+    """
+
+
+@hookspec
+def polytile_register_backends(register: Register[BackendFactory]) -> None:
+    """Register solver backends, chosen by ``[solve] backend = "name"``.
+
+    ``register(name, factory, *, options=None, help)`` where ``factory(options)`` returns
+    an object following ``polytile_core.host.contracts.Backend``; ``options`` is an attrs class
+    read from ``[options.<name>]`` (the factory gets an instance of it, or ``None``).
+    """
+
+
+@hookspec
+def polytile_register_renderers(register: Register[Renderer]) -> None:
+    """Register renderers by file format (``svg``, ``png``, ``txt``, ...).
+
+    ``register(format, render, *, options=None, help)`` where
+    ``render(result, path, options)`` writes the picture of a ``Result`` to ``path``.
+    """
+
+
+@hookspec
+def polytile_register_executors(register: Register[ExecutorFactory]) -> None:
+    """Register executors that run the parts of a split run.
+
+    ``register(name, factory, *, options=None, help)`` where ``factory(jobs, options)``
+    returns a ``concurrent.futures.Executor`` usable as a context manager.
+    """

@@ -1,0 +1,114 @@
+"""The plugin host: one object that knows every installed plugin and what it provides.
+
+Nothing is loaded at import time.  ``Host()`` builds a pluggy plugin manager, registers
+the core's own built-ins, loads third-party plugins from the ``polytile`` entry-point
+group (unless ``autoload=False``), and collects what each plugin registers.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+from collections.abc import Iterable
+from typing import Any
+
+import attrs
+import pluggy
+
+from polytile_core.host import builtin
+
+from polytile_core.host import hookspecs
+from polytile_core.errors import InputError
+
+CAPABILITIES = ("families", "builders", "decomposers", "backends", "renderers", "executors")
+SINGULAR = {
+    "families": "piece family",
+    "builders": "problem kind",
+    "decomposers": "split method",
+    "backends": "backend",
+    "renderers": "render format",
+    "executors": "executor",
+}
+
+
+@attrs.frozen
+class Registration:
+    """One thing a plugin provides: its name, the object, its options class, a help line."""
+
+    name: str
+    provides: Any
+    plugin: str
+    options: type | None = None
+    help: str = ""
+
+
+class Host:
+    """The registry of plugins.  Build one per program (or per thread); they share nothing."""
+
+    def __init__(self, *, autoload: bool = True, plugins: Iterable[object] = ()):
+        self.manager = pluggy.PluginManager("polytile")
+        self.manager.add_hookspecs(hookspecs)
+        self._distributions: dict[str, str] = {}
+        self.manager.register(builtin, name="core")
+        for plugin in plugins:
+            self.manager.register(plugin)
+        if autoload:
+            self._load_entry_points()
+        self._refuse_unknown_hooks()
+        self.registry: dict[str, dict[str, Registration]] = {}
+        for capability in CAPABILITIES:
+            self.registry[capability] = self._collect(capability)
+
+    def _load_entry_points(self) -> None:
+        """Register every plugin of the ``polytile`` entry-point group; a plugin that fails
+        to import is an error naming it and its distribution, not a traceback."""
+        for entry in importlib.metadata.entry_points(group="polytile"):
+            if self.manager.get_plugin(entry.name) is not None or self.manager.is_blocked(entry.name):
+                continue
+            try:
+                plugin = entry.load()
+            except Exception as exc:  # any import failure of a third-party plugin
+                origin = entry.dist.name if entry.dist else entry.value
+                raise InputError(f"plugin {entry.name!r} from {origin} failed to load: {exc}") from None
+            self.manager.register(plugin, name=entry.name)
+            self._distributions[entry.name] = f"{entry.dist.name} {entry.dist.version}" if entry.dist else entry.value
+
+    def _refuse_unknown_hooks(self) -> None:
+        """A hook implementation whose name matches no hook spec (a misspelling) would never
+        be called: say so instead of registering nothing."""
+        try:
+            self.manager.check_pending()
+        except pluggy.PluginValidationError as exc:
+            known = ", ".join(f"polytile_register_{capability}" for capability in CAPABILITIES)
+            raise InputError(f"{exc} (the hooks are {known})") from None
+
+    def _collect(self, capability: str) -> dict[str, Registration]:
+        found: dict[str, Registration] = {}
+        hook = getattr(self.manager.hook, f"polytile_register_{capability}")
+        for impl in hook.get_hookimpls():
+            plugin_name = self.manager.get_name(impl.plugin) or repr(impl.plugin)
+
+            def register(name, provides, *, options=None, help="", _plugin=plugin_name):
+                if name in found:
+                    raise InputError(
+                        f"{SINGULAR[capability]} {name!r} is registered by both {found[name].plugin!r} and {_plugin!r}"
+                    )
+                found[name] = Registration(name, provides, _plugin, options, help)
+
+            impl.function(register)
+        return found
+
+    def get(self, capability: str, name: str) -> Registration:
+        """The registration called ``name``, or an error listing what is installed."""
+        available = self.registry[capability]
+        if name not in available:
+            known = ", ".join(sorted(available)) or "none"
+            raise InputError(
+                f"no {SINGULAR[capability]} called {name!r} is installed (installed: {known})"
+            )
+        return available[name]
+
+    def plugin_origins(self) -> dict[str, str]:
+        """Plugin name → where it comes from (distribution and version, or 'built in')."""
+        origins = {name: "registered in code" for name, _ in self.manager.list_name_plugin()}
+        origins["core"] = "built in (polytile)"
+        return origins | self._distributions

@@ -1,0 +1,140 @@
+"""The neutral model every backend consumes: a 0-1 linear program.
+
+Builders (the ``tiling`` builder, the enclosure plugin, ...) produce a ``Model``;
+backends solve it and report solutions as the set of *decision* variables that are 1.
+A backend never needs to know what the variables mean; renderers and the pipeline
+read ``Model.placements`` to turn decision variables back into pieces on cells.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any, Literal
+
+import attrs
+
+from polytile_core.model.geometry import Cells
+
+Sense = Literal["==", "<=", ">="]
+
+
+@attrs.frozen
+class Constraint:
+    """``sum(coefficient * x[var] for var, coefficient in terms) <sense> rhs``."""
+
+    terms: tuple[tuple[int, int], ...]
+    sense: Sense
+    rhs: int
+    name: str
+
+    def holds(self, total: int) -> bool:
+        """Whether a left-hand side adding up to ``total`` satisfies the row."""
+        return {"==": total == self.rhs, "<=": total <= self.rhs, ">=": total >= self.rhs}[self.sense]
+
+
+@attrs.frozen
+class Placement:
+    """A piece put on cells: what a decision variable of a tiling model stands for."""
+
+    piece: str
+    cells: Cells
+
+
+@attrs.define
+class Model:
+    """A 0-1 linear program with labelled variables.
+
+    ``decision`` lists the variables whose values identify a solution (for a tiling: the
+    placements); enumeration and counting are over distinct assignments of these.
+    ``placements`` maps a variable index to the piece it places, where that applies.
+    ``interior`` maps a variable to the cell it marks as enclosed (enclosure models);
+    ``board`` is the set of cells a picture of a solution should show.
+    ``objective`` is ``None`` for a feasibility problem.
+    ``details`` are facts about how the model was built (rules, sizes), copied into
+    ``Result.details``; ``verify``, when set, is called on every solution a run returns
+    and raises if an independent check disagrees with the model.
+    ``symmetries`` are permutations of the variables that carry every solution to a
+    solution (for a tiling: the region's symmetries), identity first, forming a group;
+    empty when unknown.  "Distinct" solutions are counted up to these; for a tiling the
+    run fills them in (``symmetry.placement_symmetries``) when distinct is asked.
+    """
+
+    name: str = "model"
+    labels: list[str] = attrs.Factory(list)
+    constraints: list[Constraint] = attrs.Factory(list)
+    objective: dict[int, int] | None = None
+    maximize: bool = True
+    decision: list[int] = attrs.Factory(list)
+    placements: dict[int, Placement] = attrs.Factory(dict)
+    interior: dict[int, tuple[int, int]] = attrs.Factory(dict)
+    board: frozenset[tuple[int, int]] = frozenset()
+    details: dict[str, str | int | float] = attrs.Factory(dict)
+    verify: Callable[[Any], None] | None = None
+    symmetries: list[tuple[int, ...]] = attrs.Factory(list)
+
+    @property
+    def num_variables(self) -> int:
+        return len(self.labels)
+
+    def add_variable(self, label: str, *, decision: bool = True, placement: Placement | None = None) -> int:
+        index = len(self.labels)
+        self.labels.append(label)
+        if decision:
+            self.decision.append(index)
+        if placement is not None:
+            self.placements[index] = placement
+        return index
+
+    def add_constraint(self, terms: Iterable[tuple[int, int]], sense: Sense, rhs: int, name: str) -> Constraint:
+        constraint = Constraint(tuple(terms), sense, rhs, name)
+        self.constraints.append(constraint)
+        return constraint
+
+    def check(self, ones: Iterable[int]) -> list[str]:
+        """Names of the constraints violated when exactly the variables ``ones`` are 1."""
+        ones = set(ones)
+        violated = []
+        for constraint in self.constraints:
+            if not constraint.holds(sum(coefficient for var, coefficient in constraint.terms if var in ones)):
+                violated.append(constraint.name)
+        return violated
+
+    def objective_value(self, ones: Iterable[int]) -> int | None:
+        if self.objective is None:
+            return None
+        return sum(self.objective.get(var, 0) for var in ones)
+
+    def pinned(self, fixed: Iterable[int]) -> Model:
+        """This model with the variables ``fixed`` pinned to 1, one row ``x == 1`` each:
+        how the tree split makes a part.  The model's lists are shared, not copied, so it
+        costs microseconds; exact cover takes a pinned row first (one candidate), a MIP
+        presolve removes it, and solutions keep the whole model's variables."""
+        pins = [Constraint(((var, 1),), "==", 1, f"fixed {self.labels[var]}") for var in fixed]
+        return attrs.evolve(self, constraints=self.constraints + pins, symmetries=[])
+
+    def restricted(
+        self, keep: Iterable[int], rows: Iterable[Constraint] = (), drop: Iterable[int] = (), name: str | None = None
+    ) -> Model:
+        """The model on the variables ``keep`` alone (every other one fixed at 0), renumbered
+        in order, without the constraints numbered ``drop`` and with ``rows`` (numbered like
+        this model) added: how a split makes a part.  Symmetries are dropped: a part has
+        lost the symmetry of the whole."""
+        kept = sorted(set(keep))
+        new = {old: number for number, old in enumerate(kept)}
+        dropped = set(drop)
+        constraints = [
+            Constraint(tuple((new[var], c) for var, c in row.terms if var in new), row.sense, row.rhs, row.name)
+            for row in (*(row for number, row in enumerate(self.constraints) if number not in dropped), *rows)
+        ]
+        return Model(
+            name=name or self.name,
+            labels=[self.labels[var] for var in kept],
+            constraints=constraints,
+            objective=None if self.objective is None else {new[v]: c for v, c in self.objective.items() if v in new},
+            maximize=self.maximize,
+            decision=[new[var] for var in self.decision if var in new],
+            placements={new[var]: placed for var, placed in self.placements.items() if var in new},
+            interior={new[var]: cell for var, cell in self.interior.items() if var in new},
+            board=self.board,
+            details=dict(self.details),
+        )

@@ -1,0 +1,56 @@
+"""ASCII pictures of solutions: one letter per piece, '.' for a region cell left empty
+and ' ' outside the region."""
+
+from __future__ import annotations
+
+import string
+
+from polytile_core.output.results import Solution
+
+_SPARE_LETTERS = string.ascii_uppercase + string.ascii_lowercase + string.digits
+
+
+def ascii_picture(solution: Solution, region_cells=()) -> str:
+    """Each placed piece drawn with a letter: its name's first letter when that keeps
+    neighbouring pieces apart, otherwise a spare letter."""
+    letters: dict[tuple[int, int], str] = {}
+    owner: dict[tuple[int, int], int] = {}
+    for index, placed in enumerate(solution.placements):
+        for cell in placed.cells:
+            owner[tuple(cell)] = index
+    chosen: dict[int, str] = {}
+    for index, placed in enumerate(solution.placements):
+        taken = set()
+        for x, y in placed.cells:
+            for neighbour in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+                other = owner.get(neighbour)
+                if other is not None and other != index and other in chosen:
+                    taken.add(chosen[other])
+        preferred = placed.piece[:1] or "?"
+        candidates = [preferred] + [c for c in _SPARE_LETTERS if c != preferred]
+        chosen[index] = next((c for c in candidates if c not in taken), "?")
+    for cell, index in owner.items():
+        letters[cell] = chosen[index]
+    interior = set(map(tuple, solution.interior or ()))
+    cells = set(letters) | {tuple(c) for c in region_cells} | interior
+    if not cells:
+        return ""
+    min_x = min(x for x, _ in cells)
+    min_y = min(y for _, y in cells)
+    width = max(x for x, _ in cells) - min_x + 1
+    height = max(y for _, y in cells) - min_y + 1
+    region = {tuple(c) for c in region_cells}
+    rows = []
+    for y in range(min_y, min_y + height):
+        row = ""
+        for x in range(min_x, min_x + width):
+            if (x, y) in letters:
+                row += letters[(x, y)]
+            elif (x, y) in interior:
+                row += "+"
+            elif (x, y) in region:
+                row += "."
+            else:
+                row += " "
+        rows.append(row.rstrip())
+    return "\n".join(rows)

@@ -1,0 +1,95 @@
+"""What a solve reports, on two axes as in OR-Tools MathOpt: why it stopped, and what it found.
+
+``Termination`` says why the run ended; ``Found`` says what is known about solutions.
+A count is exact only when the run *completed*; an interrupted or time-limited run
+still reports what it saw, and says so.
+"""
+
+from __future__ import annotations
+
+import enum
+
+import attrs
+
+
+
+class Termination(str, enum.Enum):
+    COMPLETED = "completed"
+    TIME_LIMIT = "time_limit"
+    SOLUTION_LIMIT = "solution_limit"
+    INTERRUPTED = "interrupted"
+    ERROR = "error"
+
+
+class Found(str, enum.Enum):
+    OPTIMAL = "optimal"
+    FEASIBLE = "feasible"
+    NONE = "none"
+    INFEASIBLE = "proved_infeasible"
+
+
+@attrs.frozen
+class PlacedPiece:
+    """One piece of a solution: its name and the cells it covers (as [x, y])."""
+
+    piece: str = attrs.field(metadata={"description": "name of the piece"})
+    cells: tuple[tuple[int, int], ...] = attrs.field(metadata={"description": "covered cells as [x, y], y downward"})
+
+
+@attrs.frozen
+class Solution:
+    """One tiling (or fence): the pieces placed, and the objective value where there is one."""
+
+    placements: tuple[PlacedPiece, ...] = attrs.field(metadata={"description": "the placed pieces"})
+    objective: int | None = attrs.field(default=None, metadata={"description": "objective value (enclosure: area)"})
+    interior: tuple[tuple[int, int], ...] | None = attrs.field(
+        default=None, metadata={"description": "enclosed cells, for an enclosure"}
+    )
+    part: str | None = attrs.field(
+        default=None, metadata={"description": "key of the split part that found it (split runs only)"}
+    )
+
+
+@attrs.frozen
+class SubproblemReport:
+    """What one part of a split run did."""
+
+    key: str = attrs.field(metadata={"description": "identity of the subproblem (e.g. its variant counts)"})
+    termination: Termination = attrs.field(metadata={"description": "why this part stopped"})
+    found: Found = attrs.field(metadata={"description": "what this part found"})
+    count: int | None = attrs.field(default=None, metadata={"description": "solutions counted in this part"})
+    seconds: float = attrs.field(default=0.0, metadata={"description": "wall time of this part"})
+    error: str | None = attrs.field(default=None, metadata={"description": "the error, if the part failed"})
+
+
+@attrs.frozen
+class Result:
+    """The outcome of a run, written as JSON or TOML by ``polytile solve --output``."""
+
+    termination: Termination = attrs.field(metadata={"description": "why the run stopped"})
+    found: Found = attrs.field(metadata={"description": "what was found"})
+    mode: str = attrs.field(metadata={"description": "one, all or count (or optimize for enclosures)"})
+    backend: str = attrs.field(metadata={"description": "the backend plugin that solved it"})
+    raw_status: str = attrs.field(default="", metadata={"description": "the backend's own status"})
+    count: int | None = attrs.field(default=None, metadata={"description": "number of solutions (exact when completed)"})
+    distinct_count: int | None = attrs.field(
+        default=None, metadata={"description": "solutions up to the region's symmetry, when asked for"}
+    )
+    solutions: tuple[Solution, ...] = attrs.field(default=(), metadata={"description": "solutions kept"})
+    objective: int | None = attrs.field(default=None, metadata={"description": "best objective found"})
+    bound: float | None = attrs.field(default=None, metadata={"description": "proven bound on the objective"})
+    seconds: float = attrs.field(default=0.0, metadata={"description": "wall time of the whole run"})
+    message: str = attrs.field(default="", metadata={"description": "a human explanation (e.g. an impossibility proof)"})
+    region: tuple[tuple[int, int], ...] = attrs.field(default=(), metadata={"description": "the region's cells"})
+    subproblems: tuple[SubproblemReport, ...] = attrs.field(
+        default=(), metadata={"description": "per-part reports of a split run"}
+    )
+    details: dict[str, str | int | float] = attrs.field(
+        factory=dict, metadata={"description": "extra facts: rules used, speedup measures, ..."}
+    )
+
+    @property
+    def gap(self) -> float | None:
+        if self.objective is None or self.bound is None or self.bound == 0:
+            return None
+        return abs(self.bound - self.objective) / abs(self.bound)

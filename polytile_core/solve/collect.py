@@ -1,0 +1,64 @@
+"""Where solutions go as they are found: turned back into placed pieces, kept up to a
+limit (or the best ones), counted, and passed on to the caller."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from polytile_core.config.pipeline import Plan
+from polytile_core.model.zero_one import Model
+from polytile_core.output.results import PlacedPiece, Solution
+
+
+def solution_of(model: Model, ones: list[int]) -> Solution:
+    """Turn the decision variables that are 1 back into placed pieces (and enclosed cells)."""
+    placed = tuple(
+        PlacedPiece(model.placements[var].piece, model.placements[var].cells) for var in ones if var in model.placements
+    )
+    interior = tuple(sorted(model.interior[var] for var in ones if var in model.interior)) if model.interior else None
+    return Solution(placed, model.objective_value(ones), interior)
+
+
+def default_keep(plan: Plan) -> int | None:
+    if plan.keep is not None:
+        return plan.keep
+    return {"all": None, "count": 0}.get(plan.settings.mode, 1)
+
+
+class Collector:
+    """Receives solutions from any thread; keeps the first ``keep`` (or, when ``rank`` is
+    given, the ``keep`` best: lowest rank first) and counts them all.  With ``accept``
+    (listing up to symmetry) only accepted solutions are kept, passed on and counted
+    in ``accepted``; ``want_all`` then asks the parts of a split to send every one."""
+
+    def __init__(
+        self,
+        keep: int | None,
+        on_solution: Callable[[Solution], None] | None,
+        want_all: bool,
+        rank: Callable[[Solution], float] | None = None,
+        accept: Callable[[Solution], bool] | None = None,
+    ):
+        self.keep = keep
+        self.on_solution = on_solution
+        self.want_all = want_all
+        self.rank = rank
+        self.accept = accept
+        self.kept: list[Solution] = []
+        self.seen = 0
+        self.accepted = 0
+        self.lock = threading.Lock()
+
+    def add(self, solution: Solution) -> None:
+        with self.lock:
+            self.seen += 1
+            if self.accept is not None and not self.accept(solution):
+                return
+            self.accepted += 1
+            if self.rank is not None:
+                self.kept = sorted([*self.kept, solution], key=self.rank)[: self.keep]
+            elif self.keep is None or len(self.kept) < self.keep:
+                self.kept.append(solution)
+        if self.on_solution is not None:
+            self.on_solution(solution)

@@ -1,0 +1,97 @@
+"""Solutions up to the symmetry of the region: counted by Burnside's lemma, listed by
+keeping the smallest image of each class, or left to a backend that breaks the
+symmetry in its own search (``model.symmetry`` has the group theory)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+
+import attrs
+
+from polytile_core.config.pipeline import Plan
+from polytile_core.errors import InputError
+from polytile_core.model.geometry import Region
+from polytile_core.model.symmetry import burnside, checked_symmetries, fixed_model, problem_symmetries
+from polytile_core.model.zero_one import Model
+from polytile_core.output.results import Solution, Termination
+from polytile_core.solve.collect import Collector
+from polytile_core.solve.outcome import Outcome
+
+
+def canonical_key(region: Region, solution: Solution, symmetries: Sequence[int] | None = None) -> tuple:
+    """The same key for a solution and all its images under the region's symmetries
+    (or under ``symmetries``, indices into ``SQUARE_SYMMETRIES``)."""
+    return min(_images(region, solution, symmetries))
+
+
+def _images(region: Region, solution: Solution, symmetries: Sequence[int] | None) -> list[tuple]:
+    return [
+        tuple(sorted((placed.piece, region.map_onto_itself(symmetry, placed.cells)) for placed in solution.placements))
+        for symmetry in (region.symmetries() if symmetries is None else symmetries)
+    ]
+
+
+def is_canonical(region: Region, solution: Solution, symmetries: Sequence[int] | None = None) -> bool:
+    """True for exactly one solution of each class: the one that is the smallest image.
+    ``symmetries`` must start with the identity (0)."""
+    images = _images(region, solution, symmetries)
+    return images[0] == min(images)
+
+
+def in_search(plan: Plan) -> bool:
+    """Whether the backend solves up to symmetry itself (whole problems only: the parts of
+    a split have lost the region's symmetry)."""
+    return plan.distinct and plan.split is None and getattr(plan.backend.provides, "supports_distinct", False)
+
+
+def canonical_filter(plan: Plan, model: Model) -> Callable[[Solution], bool] | None:
+    """Keeps one solution per class (the smallest image), without storing any."""
+    if plan.region is None or not model.placements:
+        return None
+    symmetries = problem_symmetries(model, plan.region)
+    return lambda solution: is_canonical(plan.region, solution, symmetries)
+
+
+def with_distinct(plan: Plan, model: Model, result: Outcome, collector: Collector, stop: threading.Event) -> Outcome:
+    """Add the count up to symmetry, when the backend has not: in mode all the solutions
+    the canonical filter accepted, in mode count Burnside's lemma (``count`` stays raw)."""
+    if result.distinct_count is not None:
+        return result
+    why = None
+    if plan.settings.mode not in ("all", "count"):
+        why = "counted in modes all and count only"
+    elif result.termination != Termination.COMPLETED:
+        why = "not counted: the run did not complete"
+    elif plan.settings.mode == "all":
+        if collector.accept is None:
+            why = "not counted: the model has no placements to compare"
+        else:
+            return attrs.evolve(result, distinct_count=collector.accepted)
+    else:
+        distinct = _burnside_count(plan, model, result.count, stop)
+        if distinct is not None:
+            return attrs.evolve(result, distinct_count=distinct, details={**result.details, "distinct": "burnside"})
+        why = "not counted: the model declares no symmetries, or a fixed-solution count did not complete"
+    return attrs.evolve(result, details={**result.details, "distinct": why})
+
+
+def _burnside_count(plan: Plan, model: Model, raw: int | None, stop: threading.Event) -> int | None:
+    """Classes = the average over the symmetries of the solutions each one fixes, each
+    counted by the plan's backend on a smaller model (``symmetry.fixed_model``)."""
+    try:
+        group = checked_symmetries(model)
+    except ValueError as exc:
+        raise InputError(f"cannot count up to symmetry: {exc}", path="solve.distinct") from None
+    if not group or raw is None:
+        return None
+    backend = plan.backend.provides(plan.backend_options)
+    settings = attrs.evolve(plan.settings, mode="count", distinct=False)
+    fixes = [raw]
+    for permutation in group[1:]:
+        fixed, _ = fixed_model(model, permutation)
+        answer = backend.solve(fixed, settings, lambda ones: None, stop)
+        if answer.termination != Termination.COMPLETED or answer.count is None:
+            return None
+        fixes.append(answer.count)
+    return burnside(fixes)

@@ -1,0 +1,382 @@
+"""Solve the parts of a split through an executor, a bounded number at a time.
+
+The loop is deliberately plain: pull a part from the (lazy, possibly astronomic)
+iterator, submit it, collect whatever finished, repeat.  At most ``2 × jobs`` parts are
+in flight, so memory does not grow with the number of parts.  Each part has a stable
+``key`` (from the decomposer), which is what a report or a checkpoint refers to.
+
+Counts add up because a split partitions the solutions.  In mode ``one`` the first
+part with a tiling ends the run: queued parts are cancelled and a process pool's
+workers are killed (a running solver cannot be asked to stop across processes).
+A part that fails is reported with its key and makes the run an ``error``: a total
+with a missing part would be wrong, so none is claimed.
+
+A part with ``fixed`` variables (the tree split) is sent as its model's key and the
+indices (``polytile_core.solve.parcels``), once the workers hold the model (``_Submitter``).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import os
+import socket
+import threading
+import time
+import uuid
+
+import attrs
+
+from polytile_core.config.pipeline import Plan
+from polytile_core.host.contracts import BackendResult, SolveSettings
+from polytile_core.model.parts import Part
+from polytile_core.model.zero_one import Model
+from polytile_core.output.results import Found, PlacedPiece, Solution, SubproblemReport, Termination
+from polytile_core.solve.collect import Collector, solution_of
+from polytile_core.solve.outcome import Outcome
+from polytile_core.solve.parcels import ModelNeeded, ModelParcel, forget, model_of
+from polytile_core.solve.state import RunState
+
+# Parts reports kept in a Result; a huge split keeps the first ones (and says so).
+MAX_REPORTS = 1000
+# Parts in flight per job: enough to keep every worker busy while results come back.
+IN_FLIGHT_PER_JOB = 2
+
+
+@attrs.frozen
+class PartOutcome:
+    """What a worker sends back for one part."""
+
+    answer: BackendResult
+    solutions: list[list[int]]
+    seconds: float
+    # Of ``seconds``, the time spent making the part's model from the cached whole one.
+    prepare_seconds: float = 0.0
+    worker: str = ""  # host and process that solved it
+
+
+def worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def solve_part(factory, backend_options, model: Model, settings: SolveSettings, keep: int | None, stop=None) -> PartOutcome:
+    """Solve one part (runs in a worker: a thread or another process).
+
+    ``keep`` caps the solutions sent back (``None``: all of them, 0: none, for counting).
+    ``stop`` is an event the worker can see (thread executors); process workers are
+    stopped by killing them instead.
+    """
+    started = time.perf_counter()
+    solutions: list[list[int]] = []
+
+    def on_solution(ones: list[int]) -> None:
+        if keep is None or len(solutions) < keep:
+            solutions.append(list(ones))
+
+    answer = factory(backend_options).solve(model, settings, on_solution, stop or threading.Event())
+    return PartOutcome(answer, solutions, time.perf_counter() - started)
+
+
+def solve_fixed_part(factory, backend_options, parcel: ModelParcel, fixed: tuple[int, ...], settings: SolveSettings,
+                     keep: int | None, stop=None) -> PartOutcome | ModelNeeded:
+    """Solve the whole model of ``parcel`` with the ``fixed`` variables pinned to 1 (in a worker).
+
+    ``prepare_seconds`` is what the part costs beyond the backend's solve: finding the
+    model and pinning the variables.
+    """
+    started = time.perf_counter()
+    whole = model_of(parcel)
+    if whole is None:
+        return ModelNeeded(worker_name())
+    model = whole.pinned(fixed)
+    prepared = time.perf_counter()
+    outcome = solve_part(factory, backend_options, model, settings, keep, stop)
+    return attrs.evolve(outcome, seconds=time.perf_counter() - started, prepare_seconds=prepared - started,
+                        worker=worker_name())
+
+
+def whole_solution(part: Part, ones: list[int]) -> Solution:
+    """The solution of the whole problem that a part's solution stands for: the part's
+    pieces laid down at each of its ``copies`` offsets."""
+    solution = solution_of(part.model, ones)
+    if part.copies != ((0, 0),):
+        placed = tuple(
+            PlacedPiece(piece.piece, tuple((x + dx, y + dy) for x, y in piece.cells))
+            for dx, dy in part.copies
+            for piece in solution.placements
+        )
+        solution = attrs.evolve(solution, placements=placed)
+    return attrs.evolve(solution, part=part.key)
+
+
+def _halt(executor: concurrent.futures.Executor) -> None:
+    """Cancel queued parts and make running ones stop now."""
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.kill()
+
+
+class _SplitRun:
+    """The state of one split run: running totals and the reports of finished parts."""
+
+    def __init__(self, plan: Plan, collector: Collector, run_state: RunState):
+        self.plan = plan
+        self.collector = collector
+        self.run_state = run_state
+        self.mode = plan.settings.mode
+        self.count = 0
+        self.found_any = False
+        self.errors: list[SubproblemReport] = []
+        self.reports: list[SubproblemReport] = []
+        self.reports_dropped = 0
+        self.removed = 0
+        self.cut_short = False  # some part hit the time limit or was stopped
+        self.seconds: list[float] = []
+        self.feasible_seconds: list[float] = []
+
+    def keep_for_part(self) -> int | None:
+        if self.mode == "count":
+            return 0
+        if self.mode == "all":
+            return None if self.collector.want_all or self.collector.keep is None else self.collector.keep
+        return 1
+
+    def report(self, report: SubproblemReport, *, done: bool = True) -> None:
+        self.run_state.parts_done += done
+        if report.error is not None:
+            self.errors.append(report)
+        elif len(self.reports) < MAX_REPORTS:
+            self.reports.append(report)
+        else:
+            self.reports_dropped += 1
+
+    def removed_before_search(self, part: Part) -> None:
+        self.removed += 1
+        self.report(SubproblemReport(part.key, Termination.COMPLETED, Found.INFEASIBLE, 0 if self.mode != "one" else None))
+
+    def finished(self, part: Part, outcome: PartOutcome) -> None:
+        answer = outcome.answer
+        for ones in outcome.solutions:
+            self.collector.add(whole_solution(part, ones))
+        count = answer.count
+        if self.mode in ("all", "count") and count is None:
+            count = len(outcome.solutions)
+        if count:
+            self.count += count
+            self.run_state.counted = self.count
+        self.seconds.append(outcome.seconds)
+        has_solution = answer.found in (Found.FEASIBLE, Found.OPTIMAL)
+        if has_solution:
+            self.found_any = True
+            self.feasible_seconds.append(outcome.seconds)
+        if answer.termination in (Termination.TIME_LIMIT, Termination.INTERRUPTED):
+            self.cut_short = True
+        error = f"backend error: {answer.raw_status}" if answer.termination == Termination.ERROR else None
+        self.report(SubproblemReport(part.key, answer.termination, answer.found, count, outcome.seconds, error))
+
+    def stopped(self, part: Part, why: Termination) -> None:
+        """A part still running when the run ended (another part found a tiling, or time ran out)."""
+        self.report(SubproblemReport(part.key, why, Found.NONE), done=False)
+
+    def failed(self, part: Part, error: BaseException) -> None:
+        message = f"{type(error).__name__}: {error}".rstrip(": ")
+        self.report(SubproblemReport(part.key, Termination.ERROR, Found.NONE, None, 0.0, message))
+
+
+class _Submitter:
+    """Submits parts to the executor.  A part with fixed variables carries its model until
+    a worker is known to hold it, then travels without it; a worker that lacks it answers
+    ``ModelNeeded`` and gets the part again with the model.  So the model travels a few
+    times per worker (``details["models_sent"]``), however many parts there are."""
+
+    def __init__(self, plan, executor, stop_event, *, local: bool):
+        self.plan = plan
+        self.executor = executor
+        self.stop_event = stop_event
+        self.local = local  # threads of this process: they find the model in its cache
+        self.parcels: dict[int, ModelParcel] = {}  # id(whole model) -> its parcel
+        self.holders: set[str] = set()  # workers known to hold the model
+        self.models_sent = 0
+
+    def answered(self, outcome) -> None:
+        """Note which worker holds the model (or, from ``ModelNeeded``, does not)."""
+        if isinstance(outcome, ModelNeeded):
+            self.holders.discard(outcome.worker)
+        elif outcome.worker:
+            self.holders.add(outcome.worker)
+
+    def submit(self, part: Part, settings: SolveSettings, keep: int | None, *, with_model: bool = False):
+        plan = self.plan
+        if part.fixed is None:
+            return self.executor.submit(solve_part, plan.backend.provides, plan.backend_options, part.model, settings,
+                                        keep, self.stop_event)
+        parcel = self.parcels.get(id(part.model))
+        if parcel is None:
+            parcel = self.parcels[id(part.model)] = ModelParcel(uuid.uuid4().hex, part.model)
+            model_of(parcel)  # workers in this process (threads) find it at once
+        if with_model or (not self.local and not self.holders):
+            self.models_sent += 1
+        else:
+            parcel = ModelParcel(parcel.key)
+        return self.executor.submit(solve_fixed_part, plan.backend.provides, plan.backend_options, parcel, part.fixed,
+                                    settings, keep, self.stop_event)
+
+    def close(self) -> None:
+        for parcel in self.parcels.values():
+            forget(parcel.key)
+
+
+def solve_split(plan: Plan, model: Model, collector: Collector, stop: threading.Event, run_state: RunState) -> Outcome:
+    """Split the plan's problem with its decomposer and solve the parts through its executor."""
+    split = plan.split.provides.split(plan.tiling_problem(), model, plan.build, plan.split_options)
+    run_state.parts_total = split.total
+    settings = plan.settings
+    details: dict = {"split": plan.split.name, **{f"split_{key}": value for key, value in split.summary.items()}}
+    if split.total is not None:
+        details["subproblems"] = split.total
+    if split.impossible:
+        return Outcome(
+            termination=Termination.COMPLETED,
+            found=Found.INFEASIBLE,
+            raw_status="no subproblem",
+            count=0 if settings.mode in ("all", "count") else None,
+            message=split.impossible,
+            details=details,
+        )
+
+    state = _SplitRun(plan, collector, run_state)
+    started = time.perf_counter()
+    deadline = None if settings.time_limit is None else started + settings.time_limit
+    executor = plan.executor.provides(plan.jobs, plan.executor_options)
+    # Workers in this process can watch an event; other processes are killed instead.
+    halt = threading.Event()
+    shared_stop = halt if isinstance(executor, concurrent.futures.ThreadPoolExecutor) else None
+    submitter = _Submitter(plan, executor, shared_stop, local=shared_stop is not None)
+    prepare_seconds: list[float] = []
+    limit = max(1, plan.jobs * IN_FLIGHT_PER_JOB)
+    in_flight: dict[concurrent.futures.Future, Part] = {}
+    parts = iter(split.parts)
+    exhausted = False
+    timed_out = False
+    try:
+        while True:
+            if stop.is_set() or (deadline is not None and time.perf_counter() >= deadline):
+                timed_out = not stop.is_set()
+                break
+            while not exhausted and len(in_flight) < limit and not halt.is_set():
+                part = next(parts, None)
+                if part is None:
+                    exhausted = True
+                    break
+                if part.details.get("empty"):
+                    state.removed_before_search(part)
+                    continue
+                recorded = plan.checkpoint.replay(part) if plan.checkpoint is not None else None
+                if recorded is not None:
+                    state.finished(part, recorded)
+                    continue
+                in_flight[submitter.submit(part, _part_settings(settings, deadline), state.keep_for_part())] = part
+            if not in_flight:
+                break
+            done, _ = concurrent.futures.wait(in_flight, timeout=0.1, return_when=concurrent.futures.FIRST_COMPLETED)
+            broken = False
+            for future in done:
+                part = in_flight.pop(future)
+                try:
+                    outcome = future.result()
+                    if part.fixed is not None:
+                        submitter.answered(outcome)
+                    if isinstance(outcome, ModelNeeded):
+                        in_flight[submitter.submit(part, _part_settings(settings, deadline), state.keep_for_part(),
+                                                   with_model=True)] = part
+                        continue
+                    state.finished(part, outcome)
+                    if part.fixed is not None:
+                        prepare_seconds.append(outcome.prepare_seconds)
+                    if plan.checkpoint is not None:
+                        plan.checkpoint.record(part, outcome)
+                except concurrent.futures.BrokenExecutor as exc:
+                    state.failed(part, exc)
+                    broken = True
+                except Exception as exc:  # a part that fails is reported, never dropped
+                    state.failed(part, exc)
+            if broken or (settings.mode == "one" and state.found_any):
+                break
+    finally:
+        if in_flight or not exhausted:
+            halt.set()
+            for future, part in in_flight.items():
+                if state.errors:
+                    state.failed(part, RuntimeError("not finished: the run stopped after a failed part"))
+                else:
+                    state.stopped(part, Termination.TIME_LIMIT if timed_out else Termination.INTERRUPTED)
+            _halt(executor)
+        else:
+            executor.shutdown(wait=True)
+        submitter.close()
+    if submitter.parcels:
+        details["models_sent"] = submitter.models_sent
+    if prepare_seconds:
+        details["part_prepare_seconds_max"] = max(prepare_seconds)
+        details["part_prepare_seconds_mean"] = sum(prepare_seconds) / len(prepare_seconds)
+    if plan.checkpoint is not None:
+        details["parts_from_checkpoint"] = plan.checkpoint.replayed
+    return _result(plan, state, details, timed_out, exhausted and not in_flight)
+
+
+def _part_settings(settings: SolveSettings, deadline: float | None) -> SolveSettings:
+    """A part's settings: what is left of the run's time limit."""
+    remaining = None if deadline is None else max(0.01, deadline - time.perf_counter())
+    return attrs.evolve(settings, time_limit=remaining)
+
+
+def _result(plan: Plan, state: _SplitRun, details: dict, timed_out: bool, all_done: bool) -> Outcome:
+    mode = plan.settings.mode
+    details["parts_solved"] = len(state.seconds)
+    details["parts_removed_before_search"] = state.removed
+    if state.seconds:
+        details["part_seconds_max"] = max(state.seconds)
+        details["part_seconds_sum"] = sum(state.seconds)
+    if state.feasible_seconds:
+        details["feasible_part_seconds_min"] = min(state.feasible_seconds)
+    if state.reports_dropped:
+        details["subproblem_reports"] = f"first {len(state.reports)} kept, {state.reports_dropped} more not kept"
+    reports = tuple(state.errors + state.reports)
+    if state.errors:
+        first = state.errors[0]
+        message = f"part {first.key!r} failed ({first.error}); the answer is incomplete"
+        if len(state.errors) > 1:
+            message += f" ({len(state.errors)} parts failed)"
+        found = Found.FEASIBLE if state.found_any else Found.NONE
+        return Outcome(Termination.ERROR, found, "part failed", message=message, subproblems=reports, details=details)
+    if mode == "one" and state.found_any:
+        return Outcome(Termination.COMPLETED, Found.FEASIBLE, "solution found", subproblems=reports, details=details)
+    complete = all_done and not state.cut_short
+    if complete:
+        termination = Termination.COMPLETED
+        found = Found.FEASIBLE if state.found_any else Found.INFEASIBLE
+    else:
+        termination = Termination.TIME_LIMIT if timed_out or state.cut_short else Termination.INTERRUPTED
+        found = Found.FEASIBLE if state.found_any else Found.NONE
+    count = state.count if mode in ("all", "count") else None
+    return Outcome(termination, found, "all parts solved" if complete else "parts left", count,
+                   subproblems=reports, details=details)
+
+
+def speedup_measures(unsplit_seconds: float, reports: tuple[SubproblemReport, ...]) -> dict[str, float]:
+    """The paper's measures against a known unsplit time T_full.
+
+    ``T_full / max_i T_i`` (all solutions: the slowest part bounds a parallel run),
+    ``T_full / min_i T_i`` over parts that found a tiling (one solution), and the
+    serial overhead ``sum_i T_i / T_full``.
+    """
+    times = [report.seconds for report in reports if report.error is None and report.seconds > 0]
+    feasible = [report.seconds for report in reports if report.found in (Found.FEASIBLE, Found.OPTIMAL) and report.seconds > 0]
+    measures: dict[str, float] = {"unsplit_seconds": unsplit_seconds}
+    if times:
+        measures["speedup_all"] = unsplit_seconds / max(times)
+        measures["serial_overhead"] = sum(times) / unsplit_seconds
+    if feasible:
+        measures["speedup_one"] = unsplit_seconds / min(feasible)
+    return measures

@@ -1,0 +1,35 @@
+"""The run: each option is checked once when the plan is made, and a model that claims
+symmetries it does not have is an error, not a wrong count."""
+
+import threading
+
+import pytest
+
+from polytile_core import api
+from polytile_core.errors import InputError
+from polytile_core.output.results import Found, Termination
+from polytile_core.solve import distinct
+from polytile_core.solve.collect import Collector
+from polytile_core.solve.outcome import Outcome
+
+L_TETROMINO = api.piece("L", ["#.", "#.", "##"], count=2)
+
+
+def test_a_symmetry_the_model_does_not_have_is_an_input_error():
+    plan = api.plan((4, 2), [L_TETROMINO], mode="count", backend="cpsat", distinct=True)
+    model = plan.build()
+    swapped = list(range(model.num_variables))
+    swapped[0], swapped[1] = swapped[1], swapped[0]  # no symmetry: it moves one piece only
+    model.symmetries = [tuple(range(model.num_variables)), tuple(swapped)]
+    counted = Outcome(Termination.COMPLETED, Found.FEASIBLE, count=2)
+    with pytest.raises(InputError, match="cannot count up to symmetry") as error:
+        distinct.with_distinct(plan, model, counted, Collector(0, None, want_all=False), threading.Event())
+    assert error.value.path == "solve.distinct"
+
+
+def test_a_bad_cpsat_parameter_is_one_error_when_the_plan_is_made():
+    options = {"cpsat": {"parameters": {"linearisation_level": 2}}}  # misspelt
+    with pytest.raises(InputError) as error:
+        api.plan((4, 2), [L_TETROMINO], mode="count", backend="cpsat", split="checkerboard", jobs=2, options=options)
+    assert error.value.path == "options.cpsat.parameters.linearisation_level"
+    assert "not a CP-SAT parameter" in error.value.message
