@@ -36,26 +36,27 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import Any, cast
 
 import attrs
-
 from polytile_checkerboard import CheckerboardSplit
+from polytile_exactcover import ExactCoverBackend, ExactCoverOptions
+from polytile_tree import TreeOptions, TreeSplit
+
 from polytile_core.config.pipeline import load_plan
-from polytile_core.host.contracts import SolveSettings
+from polytile_core.host.contracts import Mode, SolveSettings
 from polytile_core.host.registry import Host
 from polytile_core.model.zero_one import Model
 from polytile_core.output.results import Termination
 from polytile_core.solve import split as splitting
-from polytile_core.solve.parcels import ModelParcel
+from polytile_core.solve.parcels import ModelNeeded, ModelParcel
 from polytile_core.solve.run import run
-from polytile_exactcover import ExactCoverBackend, ExactCoverOptions
-from polytile_tree import TreeOptions, TreeSplit
 
 DLX = ExactCoverOptions(counter="dlx")
 
 PENTOMINOES = '[region]\nwidth = 10\nheight = 6\n\n[[pieces]]\nfamily = "pentominoes"\n'
 NINE_BY_NINE = (
-    "[region]\nrows = [" + ", ".join(['"########."'] + ['"#########"'] * 8) + ']\n\n'
+    "[region]\nrows = [" + ", ".join(['"########."'] + ['"#########"'] * 8) + "]\n\n"
     '[[pieces]]\nshape = ["###", "#.."]\nname = "L"\ncount = 20\n'
 )
 DOMINOES_8X10 = '[region]\nwidth = 10\nheight = 8\n\n[[pieces]]\nshape = ["##"]\nname = "D"\nunlimited = true\n'
@@ -116,13 +117,15 @@ def timed(host: Host, path: Path, expected: int, **overrides) -> Timing:
     scheduler = overrides.pop("scheduler", None)
     plan = load_plan(path, host, overrides)
     if scheduler:
-        plan = attrs.evolve(plan, executor_options=attrs.evolve(plan.executor_options, scheduler=scheduler))
+        options: Any = plan.executor_options
+        plan = attrs.evolve(plan, executor_options=attrs.evolve(options, scheduler=scheduler))
     wall, cpu = time.perf_counter(), time.process_time()
     result = run(plan)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     assert result.termination == Termination.COMPLETED and result.count == expected, (result.count, expected)
     parts = tuple(report.seconds for report in result.subproblems)
-    return Timing(wall, cpu, parts, result.details.get("part_prepare_seconds_mean"), result.details.get("models_sent"))
+    prepare, sent = result.details.get("part_prepare_seconds_mean"), result.details.get("models_sent")
+    return Timing(wall, cpu, parts, None if prepare is None else float(prepare), None if sent is None else int(sent))
 
 
 def makespan(part_seconds: tuple[float, ...], workers: int) -> float:
@@ -149,18 +152,21 @@ def load() -> str:
 def work(model, mode: str, expected: int, parts) -> tuple[float, list[float]]:
     """CPU seconds of each part solved one after another in this thread (``parts`` of the
     tree split, or a list of models), so the load of a shared machine does not enter."""
-    settings = SolveSettings(mode=mode)
+    settings = SolveSettings(mode=cast(Mode, mode))
     parcel = ModelParcel(uuid.uuid4().hex, model)
-    seconds, total = [], 0
+    seconds: list[float] = []
+    total = 0
     for part in parts:
         started = time.thread_time()
+        outcome: splitting.PartOutcome | ModelNeeded
         if isinstance(part, Model):
             outcome = splitting.solve_part(ExactCoverBackend, DLX, part, settings, None if mode == "all" else 0)
         else:
-            outcome = splitting.solve_fixed_part(ExactCoverBackend, DLX, parcel, part.fixed, settings,
-                                                None if mode == "all" else 0)
+            keep = None if mode == "all" else 0
+            outcome = splitting.solve_fixed_part(ExactCoverBackend, DLX, parcel, part.fixed, settings, keep)
         seconds.append(time.thread_time() - started)
-        total += outcome.answer.count
+        assert isinstance(outcome, splitting.PartOutcome)
+        total += outcome.answer.count or 0
     assert total == expected, (total, expected)
     return sum(seconds), seconds
 
@@ -174,11 +180,16 @@ def measure(host: Host, key: str, repeat: int, scheduler: str | None) -> None:
     plan = load_plan(whole_path, host)
     model = plan.build()
     tree_parts = list(TreeSplit().split(plan.tiling_problem(), model, plan.build, TreeOptions(parts=64)).parts)
-    checker_parts = [part.model for part in CheckerboardSplit().split(plan.tiling_problem(), model, plan.build, None).parts
-                     if not part.details.get("empty")]
+    checker_parts = [
+        part.model
+        for part in CheckerboardSplit().split(plan.tiling_problem(), model, plan.build, None).parts
+        if not part.details.get("empty")
+    ]
 
     # The work: CPU seconds in one thread, whole and tree parts alternately, `repeat` times.
-    ratios, wholes, part_seconds = [], [], []
+    ratios: list[float] = []
+    wholes: list[float] = []
+    part_seconds: list[float] = []
     for _ in range(repeat):
         whole_cpu, _ = work(model, mode, expected, [model])
         tree_cpu, part_seconds = work(model, mode, expected, tree_parts)
@@ -186,10 +197,12 @@ def measure(host: Host, key: str, repeat: int, scheduler: str | None) -> None:
         wholes.append(whole_cpu)
     whole_cpu = statistics.median(wholes)
     checker_cpu, _ = work(model, mode, expected, checker_parts)
-    print(f"work, CPU seconds in one thread (median of {repeat}): whole {whole_cpu:.2f} s; "
-          f"tree, {len(tree_parts)} parts: Σ parts / whole = {statistics.median(ratios):.3f} "
-          f"(each run: {', '.join(f'{ratio:.3f}' for ratio in ratios)}); "
-          f"checkerboard, {len(checker_parts)} parts searched: Σ parts / whole = {checker_cpu / whole_cpu:.2f}")
+    print(
+        f"work, CPU seconds in one thread (median of {repeat}): whole {whole_cpu:.2f} s; "
+        f"tree, {len(tree_parts)} parts: Σ parts / whole = {statistics.median(ratios):.3f} "
+        f"(each run: {', '.join(f'{ratio:.3f}' for ratio in ratios)}); "
+        f"checkerboard, {len(checker_parts)} parts searched: Σ parts / whole = {checker_cpu / whole_cpu:.2f}"
+    )
     print(f"  (Σ tree parts − whole) / parts = {1000 * (sum(part_seconds) - whole_cpu) / len(tree_parts):.1f} ms")
     print(f"  makespan simulated from these part times: {simulation(whole_cpu, tuple(part_seconds))}")
 
@@ -200,16 +213,24 @@ def measure(host: Host, key: str, repeat: int, scheduler: str | None) -> None:
     tree_two = timed(host, tree_path, expected, jobs=2, executor="process")
     rows.append(("tree, --jobs 2, process pool", tree_two))
     if scheduler:
-        rows.append(("tree, --jobs 2, Dask (2 workers)",
-                     timed(host, tree_path, expected, jobs=2, executor="dask", scheduler=scheduler)))
-    rows.append(("checkerboard, --jobs 2, process pool", timed(host, checker_path, expected, jobs=2, executor="process")))
+        rows.append(
+            (
+                "tree, --jobs 2, Dask (2 workers)",
+                timed(host, tree_path, expected, jobs=2, executor="dask", scheduler=scheduler),
+            )
+        )
+    rows.append(
+        ("checkerboard, --jobs 2, process pool", timed(host, checker_path, expected, jobs=2, executor="process"))
+    )
     print("\n| run | wall s | speedup over whole | Σ part wall s |")
     print("|---|---|---|---|")
     for label, timing in rows:
         total = f"{sum(timing.part_seconds):.2f}" if timing.part_seconds else ""
         print(f"| {label} | {timing.wall:.2f} | {whole.wall / timing.wall:.2f}× | {total} |")
-    print(f"tree on 2 jobs: preparing a part in its worker {1000 * (tree_two.prepare_mean or 0):.3f} ms on average; "
-          f"models sent {tree_two.models_sent}; ({load()})")
+    print(
+        f"tree on 2 jobs: preparing a part in its worker {1000 * (tree_two.prepare_mean or 0):.3f} ms on average; "
+        f"models sent {tree_two.models_sent}; ({load()})"
+    )
 
 
 def measure_long(host: Host) -> None:
@@ -219,8 +240,11 @@ def measure_long(host: Host) -> None:
     print(f"whole, one core: {whole.wall:.1f} s wall, {whole.cpu:.1f} s cpu ({load()})")
     tree = timed(host, pipeline(body, mode, "tree", {"tree": "parts = 4096"}), expected, jobs=2, executor="process")
     total = sum(tree.part_seconds)
-    print(f"tree, 4096 parts, --jobs 2: {tree.wall:.1f} s wall ({whole.wall / tree.wall:.2f}×), "
-          f"Σ parts {total:.1f} s = {total / whole.wall:.2f} × whole, longest part {max(tree.part_seconds):.2f} s ({load()})")
+    print(
+        f"tree, 4096 parts, --jobs 2: {tree.wall:.1f} s wall ({whole.wall / tree.wall:.2f}×), "
+        f"Σ parts {total:.1f} s = {total / whole.wall:.2f} × whole, "
+        f"longest part {max(tree.part_seconds):.2f} s ({load()})"
+    )
     print(f"simulated from these part times: {simulation(whole.wall, tree.part_seconds)}")
     print(f"  (against Σ parts instead of the whole: {simulation(total, tree.part_seconds)})")
 
@@ -259,8 +283,14 @@ def main() -> None:
     if not arguments.no_dask:
         from distributed import Client, LocalCluster
 
-        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                               dashboard_address=":0", silence_logs=logging.ERROR)
+        cluster = LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=":0",
+            silence_logs=logging.ERROR,
+        )
         client = Client(cluster)
         warm = pipeline(NINE_BY_NINE, "count", "tree", {"tree": "parts = 8"})
         timed(host, warm, 1_709_594, jobs=2, executor="dask", scheduler=cluster.scheduler_address)
@@ -268,7 +298,7 @@ def main() -> None:
         for key in arguments.only or INSTANCES:
             measure(host, key, arguments.repeat, cluster.scheduler_address if cluster else None)
     finally:
-        if client is not None:
+        if client is not None and cluster is not None:
             client.close()
             cluster.close()
     print(f"\nended {time.strftime('%H:%M')}, {load()}")

@@ -9,12 +9,13 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 import attrs
 
 from polytile_core.config.pipeline import Plan
 from polytile_core.model.zero_one import Model
-from polytile_core.output.results import Solution, Termination
+from polytile_core.output.results import Termination
 from polytile_core.solve.collect import Collector
 from polytile_core.solve.outcome import Outcome
 from polytile_core.solve.split import solve_split
@@ -24,7 +25,7 @@ PROBE_SECONDS = 1.0
 # Parts per job the route asks of the tree split (when [options.tree] does not say).
 PARTS_PER_JOB = 32
 
-SolveWhole = Callable[[Plan, Model, "Collector | _Held", threading.Event], Outcome]
+SolveWhole = Callable[[Plan, Model, Collector, threading.Event], Outcome]
 
 
 def worth_splitting(plan: Plan) -> bool:
@@ -33,22 +34,15 @@ def worth_splitting(plan: Plan) -> bool:
     return plan.split is None and plan.split_when_long is not None
 
 
-class _Held:
-    """Holds what the probe finds (as many as the run keeps) until it is known to be the answer."""
-
-    def __init__(self, keep: int | None):
-        self.keep = keep
-        self.solutions: list[Solution] = []
-        self.seen = 0
-
-    def add(self, solution: Solution) -> None:
-        self.seen += 1
-        if self.keep is None or len(self.solutions) < self.keep:
-            self.solutions.append(solution)
-
-
-def solve_probed(plan: Plan, model: Model, collector: Collector, stop: threading.Event, run_state: RunState,
-                 solve_whole: SolveWhole, probe_seconds: float | None = None) -> Outcome:
+def solve_probed(
+    plan: Plan,
+    model: Model,
+    collector: Collector,
+    stop: threading.Event,
+    run_state: RunState,
+    solve_whole: SolveWhole,
+    probe_seconds: float | None = None,
+) -> Outcome:
     """Probe the whole problem (``solve_whole(plan, model, collector, stop)``) for
     ``probe_seconds`` (default ``PROBE_SECONDS``); if it does not finish, split it by the
     tree.  ``details["route"]`` says which happened."""
@@ -56,26 +50,29 @@ def solve_probed(plan: Plan, model: Model, collector: Collector, stop: threading
     limit = plan.settings.time_limit
     probe_limit = probe_seconds if limit is None else min(probe_seconds, limit)
     started = time.perf_counter()
-    held = _Held(collector.keep)
+    held = Collector(collector.keep, None, want_all=False)  # what the probe finds waits here
     probe_plan = attrs.evolve(plan, settings=attrs.evolve(plan.settings, time_limit=probe_limit))
     outcome = solve_whole(probe_plan, model, held, stop)
     probed = time.perf_counter() - started
     if outcome.termination != Termination.TIME_LIMIT or (limit is not None and probed >= limit):
-        for solution in held.solutions:
+        for solution in held.kept:
             collector.add(solution)
         finished = outcome.termination == Termination.COMPLETED
         route = f"whole: the {probe_seconds:g} s probe finished it" if finished else "whole"
         return attrs.evolve(outcome, details={**outcome.details, "route": route})
-    options = plan.split_when_long_options
+    tree = plan.split_when_long
+    assert tree is not None
+    options: Any = plan.split_when_long_options
     if getattr(options, "parts", 0) is None:
         options = attrs.evolve(options, parts=PARTS_PER_JOB * plan.jobs)
     split_plan = attrs.evolve(
         plan,
-        split=plan.split_when_long,
+        split=tree,
         split_options=options,
         settings=attrs.evolve(plan.settings, time_limit=None if limit is None else limit - probed),
     )
     outcome = solve_split(split_plan, model, collector, stop, run_state)
-    route = (f"split by the {plan.split_when_long.name} on {plan.jobs} jobs: "
-             f"the whole problem did not finish in a {probe_seconds:g} s probe")
+    route = (
+        f"split by the {tree.name} on {plan.jobs} jobs: the whole problem did not finish in a {probe_seconds:g} s probe"
+    )
     return attrs.evolve(outcome, details={**outcome.details, "route": route, "probe_seconds": round(probed, 3)})

@@ -51,7 +51,11 @@ def run(
     def work():
         try:
             if worth_splitting(plan):
-                outcome = solve_probed(plan, model, collector, stop, state, _solve_whole)
+
+                def whole(probe: Plan, model: Model, held: Collector, stop: threading.Event) -> Outcome:
+                    return _solve_whole(probe, model, held, stop, in_search)
+
+                outcome = solve_probed(plan, model, collector, stop, state, whole)
             elif plan.split is None:
                 outcome = _solve_whole(plan, model, collector, stop, in_search)
             else:

@@ -44,8 +44,10 @@ class TreeOptions:
 
     parts: int | None = attrs.field(
         default=None,
-        metadata=_doc(f"parts to make: tens per worker, so a free worker always finds one (default {DEFAULT_PARTS}; "
-                      f"the default route for --jobs N asks for 32 × N)"),
+        metadata=_doc(
+            f"parts to make: tens per worker, so a free worker always finds one (default {DEFAULT_PARTS}; "
+            f"the default route for --jobs N asks for 32 × N)"
+        ),
     )
 
     def __attrs_post_init__(self):
@@ -136,15 +138,19 @@ def grow(brancher: Brancher, target: int) -> tuple[list[Node], int]:
 class TreeSplit:
     """The decomposer registered as ``tree``: it splits the plan's model."""
 
-    def split(self, problem: TilingProblem, model: Model, build: BuildModel, options: TreeOptions | None = None) -> Split:
+    def split(
+        self, problem: TilingProblem, model: Model, build: BuildModel, options: TreeOptions | None = None
+    ) -> Split:
         options = options or TreeOptions()
         if model.objective is not None:
-            raise InputError("the tree split serves tilings (modes one, all and count), not optimisation",
-                             path="split.method")
+            raise InputError(
+                "the tree split serves tilings (modes one, all and count), not optimisation", path="split.method"
+            )
         brancher = Brancher(model)
         if not brancher.items:
-            raise InputError(f"the tree split branches on '== 1' rows (cells); model {model.name!r} has none",
-                             path="split.method")
+            raise InputError(
+                f"the tree split branches on '== 1' rows (cells); model {model.name!r} has none", path="split.method"
+            )
         started = time.perf_counter()
         nodes, dead = grow(brancher, DEFAULT_PARTS if options.parts is None else options.parts)
         summary = {
@@ -154,8 +160,12 @@ class TreeSplit:
             "seconds": round(time.perf_counter() - started, 4),
         }
         if not nodes:
-            return Split(iter(()), 0, "no tiling: the search tree ends in dead ends only "
-                         "(a cell or a piece has no placement left)", summary)
+            return Split(
+                iter(()),
+                0,
+                "no tiling: the search tree ends in dead ends only (a cell or a piece has no placement left)",
+                summary,
+            )
         depths = [len(node.fixed) for node in nodes]
         summary["depth"] = f"{min(depths)}..{max(depths)}"
         labels = model.labels

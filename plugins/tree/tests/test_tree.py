@@ -12,13 +12,15 @@ import threading
 import time
 
 import attrs
-import pytest
-
 import polytile_cpsat
 import polytile_exactcover
 import polytile_tree
+import pytest
+from polytile_exactcover import ExactCoverBackend
+from polytile_tree import TreeOptions, TreeSplit
+
 from polytile_core.config.pipeline import make_plan
-from polytile_core.config.schema import Pipeline, PieceSpec, RegionSpec, SolveSpec, SplitSpec
+from polytile_core.config.schema import PieceSpec, Pipeline, RegionSpec, SolveSpec, SplitSpec
 from polytile_core.errors import InputError
 from polytile_core.model.geometry import Region
 from polytile_core.model.problem import PieceType, TilingProblem
@@ -29,8 +31,6 @@ from polytile_core.solve import autosplit
 from polytile_core.solve.checkpoint import Checkpoint
 from polytile_core.solve.run import run
 from polytile_core.testing import INSTANCES, count_tilings_brute_force, fresh_host, solve_with
-from polytile_exactcover import ExactCoverBackend
-from polytile_tree import TreeOptions, TreeSplit
 
 HOST = fresh_host(polytile_tree, polytile_exactcover, polytile_cpsat)
 
@@ -73,7 +73,9 @@ def random_instance(rng: random.Random) -> tuple[Region, tuple[PieceType, ...]]:
 
 
 def tree_split(model: Model, parts: int | None = None):
-    return TreeSplit().split(TilingProblem(Region(frozenset()), ()), model, lambda problem: model, TreeOptions(parts=parts))
+    return TreeSplit().split(
+        TilingProblem(Region(frozenset()), ()), model, lambda problem: model, TreeOptions(parts=parts)
+    )
 
 
 def listings_of_parts(model: Model, parts) -> list[set[frozenset[int]]]:
@@ -103,7 +105,7 @@ def test_parts_of_random_instances_are_disjoint_and_add_up_to_the_brute_force(se
     assert len({part.fixed for part in parts}) == len(parts)
     listings = listings_of_parts(model, parts)
     union: set[frozenset[int]] = set()
-    for part, listing in zip(parts, listings):
+    for part, listing in zip(parts, listings, strict=True):
         assert not union & listing, f"a tiling is in two parts (seed {seed})"
         union |= listing
         for ones in listing:
@@ -153,8 +155,18 @@ def test_an_optimisation_model_is_refused():
 # --------------------------------------------------------------------------- whole runs
 
 
-def plan(rows=None, width=None, height=None, pieces=None, mode="count", backend="exactcover", executor="thread",
-         jobs=2, options=None, distinct=False):
+def plan(
+    rows=None,
+    width=None,
+    height=None,
+    pieces=None,
+    mode="count",
+    backend="exactcover",
+    executor="thread",
+    jobs=2,
+    options=None,
+    distinct=False,
+):
     pipeline = Pipeline(
         region=RegionSpec(rows=rows, width=width, height=height),
         pieces=pieces or [PieceSpec(family="pentominoes")],
@@ -190,7 +202,8 @@ def test_mode_one_finds_a_tiling():
     result = run(plan(width=10, height=6, mode="one", executor="process"))
     assert result.termination == Termination.COMPLETED and len(result.solutions) == 1
     assert sorted(cell for p in result.solutions[0].placements for cell in p.cells) == sorted(
-        (x, y) for x in range(10) for y in range(6))
+        (x, y) for x in range(10) for y in range(6)
+    )
 
 
 def test_distinct_is_counted_the_generic_way():
@@ -245,7 +258,9 @@ def test_each_worker_gets_the_model_about_once():
 def default_plan(width: int, height: int, shape: list[str], jobs: int = 2, backend: str | None = None):
     """Copies of one shape on a board counted on ``jobs`` jobs, with no [split] (and by
     default no backend) named."""
-    solve = SolveSpec(mode="count", jobs=jobs) if backend is None else SolveSpec(mode="count", jobs=jobs, backend=backend)
+    solve = (
+        SolveSpec(mode="count", jobs=jobs) if backend is None else SolveSpec(mode="count", jobs=jobs, backend=backend)
+    )
     pipeline = Pipeline(
         region=RegionSpec(width=width, height=height),
         pieces=[PieceSpec(shape=shape, name="P", unlimited=True)],
@@ -280,8 +295,11 @@ def test_analyze_measures_the_tree_parts(tmp_path, capsys):
     from polytile_core.cli.main import main
 
     path = tmp_path / "run.toml"
-    path.write_text('[region]\nwidth = 6\nheight = 5\n\n[[pieces]]\nshape = ["#.", "##"]\nname = "L"\nunlimited = true\n'
-                    '\n[split]\nmethod = "tree"\n\n[options.tree]\nparts = 12\n', encoding="utf-8")
+    path.write_text(
+        '[region]\nwidth = 6\nheight = 5\n\n[[pieces]]\nshape = ["#.", "##"]\nname = "L"\nunlimited = true\n'
+        '\n[split]\nmethod = "tree"\n\n[options.tree]\nparts = 12\n',
+        encoding="utf-8",
+    )
     assert main(["analyze", str(path), "--first", "2"]) == 0
     out = capsys.readouterr().out
     assert "split 'tree'" in out and "branching: the == 1 row with the fewest candidates" in out

@@ -10,14 +10,13 @@ import signal
 import threading
 import time
 
-import attrs
 import pytest
 
 dask = pytest.importorskip("dask")
 distributed = pytest.importorskip("distributed")
 
 from polytile_core.config.pipeline import make_plan  # noqa: E402
-from polytile_core.config.schema import Pipeline, PieceSpec, RegionSpec, SolveSpec, SplitSpec  # noqa: E402
+from polytile_core.config.schema import PieceSpec, Pipeline, RegionSpec, SolveSpec, SplitSpec  # noqa: E402
 from polytile_core.host.registry import Host  # noqa: E402
 from polytile_core.output.results import Termination  # noqa: E402
 from polytile_core.solve.run import run  # noqa: E402
@@ -29,8 +28,12 @@ NINE_BY_NINE = ["########."] + ["#########"] * 8
 def cluster():
     with dask.config.set({"distributed.scheduler.allowed-failures": 3}):
         local = distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-            dashboard_address=":0", silence_logs=logging.ERROR,
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=":0",
+            silence_logs=logging.ERROR,
         )
     client = distributed.Client(local)
     yield local, client
