@@ -1,7 +1,9 @@
 """The Python API for embedding polytile in a larger program.
 
 Build a plan in code (checked exactly like a pipeline file), then ``solve`` it for a
-typed ``Result`` or ``stream`` its solutions as they are found.  Nothing is global:
+typed ``Result`` or ``stream`` its solutions as they are found.  In a notebook a
+Result, a Solution, a piece and a family draw themselves; ``gallery`` draws several
+solutions side by side.  Nothing is global:
 every call builds (or is given) its own ``Host``, so threads with separate hosts share
 no state.
 """
@@ -14,15 +16,16 @@ from collections.abc import Iterator, Sequence
 
 import attrs
 
-from polytile_core.convert import structure
-from polytile_core.model.geometry import Region, rows_from_cells
-from polytile_core.host.registry import Host
 from polytile_core.config.pipeline import Plan, make_plan
+from polytile_core.config.schema import PieceSpec, Pipeline
+from polytile_core.convert import structure
+from polytile_core.host.registry import Host
+from polytile_core.model.geometry import Region, rows_from_cells
+from polytile_core.output.notebook import gallery
 from polytile_core.output.results import Result, Solution
 from polytile_core.solve.run import run
-from polytile_core.config.schema import Pipeline, PieceSpec
 
-__all__ = ["piece", "family", "plan", "solve", "stream", "SolutionStream"]
+__all__ = ["piece", "family", "plan", "solve", "stream", "SolutionStream", "gallery"]
 
 
 def piece(name: str, shape: Sequence[str], **multiplicity) -> PieceSpec:
@@ -47,6 +50,7 @@ def plan(
 ) -> Plan:
     """A checked plan.  ``region`` is a Region, ASCII rows, or ``(width, height)``;
     ``solve`` takes the ``[solve]`` keys (mode, backend, time_limit, jobs, executor, ...)."""
+    region_table: dict[str, object] | None
     if isinstance(region, Region):
         region_table = {"rows": rows_from_cells(region.cells)}
     elif isinstance(region, tuple) and len(region) == 2 and all(isinstance(side, int) for side in region):

@@ -14,7 +14,6 @@ import typing
 
 import attrs
 import cattrs
-from cattrs.gen import make_dict_structure_fn
 from cattrs.errors import (
     AttributeValidationNote,
     ClassValidationError,
@@ -22,6 +21,7 @@ from cattrs.errors import (
     IterableValidationError,
     IterableValidationNote,
 )
+from cattrs.gen import make_dict_structure_fn
 
 from polytile_core.errors import InputError
 
@@ -36,7 +36,9 @@ def _show(value) -> str:
 
 
 def _strict(kind):
-    def structure(value, _):
+    def structure(value, cl):
+        if cl is not kind and issubclass(cl, enum.Enum):  # a str enum such as Termination
+            return _member(value, cl)
         ok = isinstance(value, kind) and not (kind in (int, float) and isinstance(value, bool))
         if kind is float and isinstance(value, int) and not isinstance(value, bool):
             return float(value)
@@ -45,6 +47,14 @@ def _strict(kind):
         return value
 
     return structure
+
+
+def _member(value, cl):
+    for member in cl:
+        if value == member.value and type(value) is type(member.value):
+            return member
+    choices = ", ".join(repr(member.value) for member in cl)
+    raise ValueError(f"expected one of {choices}, got {_show(value)}")
 
 
 def _is_list(cl) -> bool:
@@ -78,13 +88,18 @@ def make_converter() -> cattrs.Converter:
             if not isinstance(value, (list, tuple)):
                 raise ValueError(f"expected a list, got {_show(value)}")
             if typing.get_origin(cl) is tuple and rest and rest[0] is not Ellipsis:
-                return tuple(converter.structure(item, t) for item, t in zip(value, (item_type, *rest)))
+                if len(value) != len(rest) + 1:
+                    raise ValueError(f"expected {len(rest) + 1} items, got {_show(value)}")
+                return tuple(converter.structure(item, t) for item, t in zip(value, (item_type, *rest), strict=True))
             errors, items = [], []
             for index, item in enumerate(value):
                 try:
                     items.append(converter.structure(item, item_type))
                 except Exception as exc:  # collected into one group, like cattrs does
-                    exc.__notes__ = [*getattr(exc, "__notes__", []), IterableValidationNote(f"Structuring {cl} @ index {index}", index, item_type)]
+                    exc.__notes__ = [
+                        *getattr(exc, "__notes__", []),
+                        IterableValidationNote(f"Structuring {cl} @ index {index}", index, item_type),
+                    ]
                     errors.append(exc)
             if errors:
                 raise IterableValidationError(f"While structuring {cl}", errors, cl)
@@ -181,8 +196,8 @@ def _messages(exc: BaseException, path: str) -> list[tuple[str, str]]:
     if isinstance(exc, KeyError):
         return [(path, "required key is missing")]
     if isinstance(exc, InputError):  # raised by an options class's own check, with a path inside it
-        inner = ".".join(part for part in (path, exc.path) if part)
-        return [(inner, exc.message)]
+        inner_path = ".".join(part for part in (path, exc.path) if part)
+        return [(inner_path, exc.message)]
     return [(path, str(exc))]
 
 

@@ -4,8 +4,12 @@
 - ``INSTANCES``: small tiling instances with known counts, each naming where its count
   comes from (docs/oracles.md, or this module's brute force for the one-sided and
   fixed variants, which ``tests/test_testing.py`` checks against the published counts too).
-- ``count_tilings_brute_force``: an independent tiling counter with its own rotations and
-  its own search (it shares no code with the model builder or any backend).
+- ``tilings_brute_force`` / ``count_tilings_brute_force``: polytile's one independent
+  tiling lister and counter, with its own rotations and its own search (it shares no
+  code with the model builder or any backend); ``count_pictures_brute_force`` counts the
+  tilings up to symmetry by the published rule (``picture_symmetries``), with its own
+  geometry too.  ``tests/test_crosscheck.py`` checks every way polytile counts against them,
+  on the seeded examples of ``random_pipeline``.
 - ``ReferenceBackend`` (registered as ``reference`` by ``REFERENCE_PLUGIN``): an
   exhaustive depth-first search over any 0-1 model, for tiny models; a stand-in backend
   for tests of pipelines, and a second opinion on optima.
@@ -18,20 +22,21 @@ Nothing here needs pytest at import time, so the module is usable from scripts t
 from __future__ import annotations
 
 import functools
+import random
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 import attrs
 
 from polytile_core import hookimpl
 from polytile_core.convert import structure
 from polytile_core.host.contracts import BackendResult, SolveSettings
-from polytile_core.model.tiling import build_tiling
-from polytile_core.model.geometry import Cell, Region
 from polytile_core.host.registry import Host
-from polytile_core.model.zero_one import Model
+from polytile_core.model.geometry import Cell, Region
 from polytile_core.model.problem import PieceType
+from polytile_core.model.tiling import build_tiling
+from polytile_core.model.zero_one import Model
 from polytile_core.output.results import Found, Termination
 
 UNLIMITED = None
@@ -160,47 +165,140 @@ def reference_optimum() -> float:
 # --------------------------------------------------------------------------- brute force
 
 
+def _turn(cells: Iterable[Cell]) -> set[Cell]:
+    return {(-y, x) for x, y in cells}
+
+
+def _mirror(cells: Iterable[Cell]) -> set[Cell]:
+    return {(-x, y) for x, y in cells}
+
+
+def _at_origin(cells: Iterable[Cell]) -> frozenset[Cell]:
+    cells = list(cells)
+    low_x, low_y = min(x for x, _ in cells), min(y for _, y in cells)
+    return frozenset((x - low_x, y - low_y) for x, y in cells)
+
+
 def own_orientations(cells: Iterable[Cell], kind: str) -> set[frozenset[Cell]]:
     """The orientations of a shape, computed here without polytile's geometry module."""
     current = set(cells)
     found = set()
     for _ in range(1 if kind == "fixed" else 4):
         for mirrored in (False, True) if kind == "free" else (False,):
-            shape = {(-x, y) for x, y in current} if mirrored else current
-            low_x, low_y = min(x for x, _ in shape), min(y for _, y in shape)
-            found.add(frozenset((x - low_x, y - low_y) for x, y in shape))
-        current = {(-y, x) for x, y in current}
+            found.add(_at_origin(_mirror(current) if mirrored else current))
+        current = _turn(current)
     return found
 
 
-def count_tilings_brute_force(region_cells: Iterable[Cell], pieces: Iterable[PieceType]) -> int:
-    """Number of tilings by covering the first empty cell (top row first) in every way.
+Tiling = frozenset[tuple[str, frozenset[Cell]]]
+
+
+def tilings_brute_force(region_cells: Iterable[Cell], pieces: Iterable[PieceType]) -> Iterator[Tiling]:
+    """Every tiling, as a set of (piece name, cells), by covering the first empty cell (top
+    row first) in every way.
 
     Independent of the model builder and of every backend: its own orientations, its
-    own search, multiplicities checked at the end (``maximum`` None is unlimited).
+    own search, multiplicities checked at the end (``maximum`` None is unlimited); a
+    branch stops early only when the cells left are fewer than the copies still needed cover.
     """
     pieces = list(pieces)
     shapes = [sorted(own_orientations(piece.cells, piece.kind), key=sorted) for piece in pieces]
     used = [0] * len(pieces)
+    placed: list[tuple[str, frozenset[Cell]]] = []
 
-    def search(empty: frozenset[Cell]) -> int:
+    def search(empty: frozenset[Cell]) -> Iterator[Tiling]:
+        needed = sum(max(piece.minimum - used[i], 0) * len(piece.cells) for i, piece in enumerate(pieces))
+        if len(empty) < needed:
+            return
         if not empty:
-            return int(all(piece.minimum <= used[i] for i, piece in enumerate(pieces)))
+            yield frozenset(placed)
+            return
         first_x, first_y = min(empty, key=lambda cell: (cell[1], cell[0]))
-        total = 0
         for index, piece in enumerate(pieces):
             if piece.maximum is not None and used[index] >= piece.maximum:
                 continue
             for shape in shapes[index]:
                 anchor_x, anchor_y = min(shape, key=lambda cell: (cell[1], cell[0]))
-                placed = frozenset((x - anchor_x + first_x, y - anchor_y + first_y) for x, y in shape)
-                if placed <= empty:
+                cells = frozenset((x - anchor_x + first_x, y - anchor_y + first_y) for x, y in shape)
+                if cells <= empty:
                     used[index] += 1
-                    total += search(empty - placed)
+                    placed.append((piece.name, cells))
+                    yield from search(empty - cells)
+                    placed.pop()
                     used[index] -= 1
-        return total
 
     return search(frozenset(region_cells))
+
+
+def count_tilings_brute_force(region_cells: Iterable[Cell], pieces: Iterable[PieceType]) -> int:
+    """Number of tilings (``tilings_brute_force``, counted)."""
+    return sum(1 for _ in tilings_brute_force(region_cells, pieces))
+
+
+def _plane_symmetries() -> list:
+    """The eight symmetries of the square as maps on sets of cells: four turns, each
+    with and without a mirror."""
+    maps = []
+    for turns in range(4):
+        for mirrored in (False, True):
+
+            def move(cells, turns=turns, mirrored=mirrored):
+                cells = _mirror(cells) if mirrored else set(cells)
+                for _ in range(turns):
+                    cells = _turn(cells)
+                return cells
+
+            maps.append(move)
+    return maps
+
+
+def picture_symmetries(region_cells: Iterable[Cell], pieces: Iterable[PieceType]) -> list:
+    """The symmetries that count when tilings are compared as pictures, by the published
+    rule: a symmetry of the region whose image of every piece's allowed orientations is
+    the allowed orientations of a piece with the same multiplicity bounds (pieces alike
+    in both keep their order).  Each as a map on tilings; computed with this module's own
+    geometry, for checking polytile's distinct counts."""
+    region = frozenset(region_cells)
+    pieces = list(pieces)
+    alike: dict[tuple, list[str]] = {}
+    for piece in pieces:
+        key = (frozenset(own_orientations(piece.cells, piece.kind)), piece.minimum, piece.maximum)
+        alike.setdefault(key, []).append(piece.name)
+    found = []
+    for move in _plane_symmetries():
+        moved_region = move(region)
+        if _at_origin(moved_region) != _at_origin(region):
+            continue
+        shift_x = min(x for x, _ in region) - min(x for x, _ in moved_region)
+        shift_y = min(y for _, y in region) - min(y for _, y in moved_region)
+        renaming: dict[str, str] = {}
+        for (forms, low, high), names in alike.items():
+            partners = alike.get((frozenset(_at_origin(move(form)) for form in forms), low, high), [])
+            if len(partners) != len(names):
+                break
+            renaming.update(zip(names, partners, strict=True))
+        else:
+
+            def act(tiling: Tiling, move=move, shift=(shift_x, shift_y), renaming=renaming) -> Tiling:
+                return frozenset(
+                    (renaming[name], frozenset((x + shift[0], y + shift[1]) for x, y in move(cells)))
+                    for name, cells in tiling
+                )
+
+            found.append(act)
+    return found
+
+
+def count_pictures_brute_force(region_cells: Iterable[Cell], pieces: Iterable[PieceType]) -> int:
+    """Number of tilings up to ``picture_symmetries``: every tiling listed, each class
+    counted at its smallest member."""
+    region_cells, pieces = list(region_cells), list(pieces)
+    symmetries = picture_symmetries(region_cells, pieces)
+
+    def image(tiling: Tiling) -> tuple:
+        return tuple(sorted((name, tuple(sorted(cells))) for name, cells in tiling))
+
+    return len({min(image(act(tiling)) for act in symmetries) for tiling in tilings_brute_force(region_cells, pieces)})
 
 
 def tiling_problems(instance: Instance, model: Model, ones: Iterable[int]) -> list[str]:
@@ -234,6 +332,148 @@ def tiling_problems(instance: Instance, model: Model, ones: Iterable[int]) -> li
         if times < piece.minimum or (piece.maximum is not None and times > piece.maximum):
             problems.append(f"{name} used {times} times, allowed {piece.minimum}..{piece.maximum}")
     return problems
+
+
+# --------------------------------------------------------------------------- random examples
+
+RANDOM_SHAPES = {
+    "M": ["#"],
+    "D": ["##"],
+    "I3": ["###"],
+    "V3": ["#.", "##"],
+    "I4": ["####"],
+    "O": ["##", "##"],
+    "T": ["###", ".#."],
+    "L": ["#.", "#.", "##"],
+    "S": [".##", "##."],
+    "P": ["##", "##", "#."],
+}
+# A reflection (or, for a fixed domino, a turn) carries each of these onto its partner:
+# with the same kind and copies, such a pair makes a symmetry count that turns one into
+# the other.  Only for the kinds where the two differ (a free L is also a J).
+PARTNERS = {
+    "L": ("J", [".#", ".#", "##"], ("one-sided", "fixed")),
+    "S": ("Z", ["##.", ".##"], ("one-sided", "fixed")),
+    "P": ("Q", ["##", "##", ".#"], ("one-sided", "fixed")),
+    "D": ("V", ["#", "#"], ("fixed",)),
+}
+
+
+def _random_fill(
+    rng: random.Random, width: int, height: int, shapes: list[list[frozenset[Cell]]], holes: bool
+) -> tuple[set[Cell], list[int]]:
+    """Cover a width × height box greedily at random: each empty cell, in reading order,
+    gets a random orientation of a random piece that fits there, or becomes a hole when
+    none fits (or, with ``holes``, now and then anyway).  Returns the cells covered (a
+    region with at least that tiling) and how often each piece was used; a monomino at
+    most twice, or it would fill any region in too many ways."""
+    empty = {(x, y) for x in range(width) for y in range(height)}
+    covered: set[Cell] = set()
+    used = [0] * len(shapes)
+    while empty:
+        first_x, first_y = min(empty, key=lambda cell: (cell[1], cell[0]))
+        choices = [(index, shape) for index, forms in enumerate(shapes) for shape in forms]
+        rng.shuffle(choices)
+        for index, shape in choices if not holes or rng.random() > 0.1 else ():
+            if len(shape) == 1 and used[index] >= 2:
+                continue
+            anchor_x, anchor_y = min(shape, key=lambda cell: (cell[1], cell[0]))
+            cells = {(x - anchor_x + first_x, y - anchor_y + first_y) for x, y in shape}
+            if cells <= empty:
+                empty -= cells
+                covered |= cells
+                used[index] += 1
+                break
+        else:
+            empty.discard((first_x, first_y))
+    return covered, used
+
+
+def _random_copies(rng: random.Random, used: int, name: str) -> dict:
+    """Copies that allow the ``used`` of a known tiling (now and then one off, so the
+    example may have no tiling): exactly once (no key), an exact count, a range (maybe
+    open above), or unlimited; monominoes at most twice."""
+    few = name == "M"
+    if rng.random() < 0.1 and not few:
+        used = max(used + rng.choice([-1, 1]), 0)
+    ways = ["count", "range"] + (["once"] if used == 1 else []) + ([] if few else ["unlimited"])
+    how = rng.choice(ways)
+    if how == "count":
+        return {"count": used}
+    if how == "range":
+        low = rng.randint(0, used)
+        if few:
+            return {"min": low, "max": 2}
+        if rng.random() < 0.3:
+            return {"min": low}
+        return {"min": low, "max": used + rng.randint(0, 2)}
+    return {"unlimited": True} if how == "unlimited" else {}
+
+
+def random_pipeline(seed: int) -> dict:
+    """Example ``seed`` (the same on every run and every Python): a pipeline table with
+    one to three pieces, each free, one-sided or fixed (with its ``PARTNERS`` of the same
+    kind, and mostly the same copies, half of the time), and a region of up to 5×4 cells
+    (3×4 with a monomino): in two examples of three the cells a random fill covered
+    (holes, notches, several components; at least one tiling), in the third the whole
+    rectangle (symmetric; with a tiling when a random fill found one).  Copies: once, an
+    exact count, a range or unlimited, around those of the fill."""
+    rng = random.Random(seed)
+    chosen = []
+    for name in rng.sample(sorted(RANDOM_SHAPES), rng.randint(1, 3)):
+        kind = rng.choice(["free", "one-sided", "fixed"])
+        chosen.append((name, RANDOM_SHAPES[name], kind))
+        if name in PARTNERS and kind in PARTNERS[name][2] and rng.random() < 0.5:
+            chosen.append((*PARTNERS[name][:2], kind))
+    chosen = chosen[:3]
+    # Monominoes fill the gaps of any tiling: a smaller box keeps the counts small.
+    width, height = rng.randint(1, 5 if "M" not in [name for name, _, _ in chosen] else 3), rng.randint(2, 4)
+    if rng.random() < 0.5:
+        width, height = height, width
+    shapes = [sorted(own_orientations(_piece(name, rows).cells, kind), key=sorted) for name, rows, kind in chosen]
+    if rng.random() < 1 / 3:
+        whole = {(x, y) for x in range(width) for y in range(height)}
+        for _ in range(20):  # a fill with no hole, when one is found, gives the copies
+            covered, used = _random_fill(rng, width, height, shapes, holes=False)
+            if covered == whole:
+                break
+        covered = whole
+    else:
+        covered, used = _random_fill(rng, width, height, shapes, holes=True)
+        covered = covered or {(x, y) for x in range(width) for y in range(height)}
+    pieces = []
+    copies_of: dict[str, dict] = {}
+    for (name, rows, kind), times in zip(chosen, used, strict=True):
+        partner_of = next((first for first, (second, *_) in PARTNERS.items() if second == name), None)
+        if partner_of in copies_of and rng.random() < 0.8:
+            copies = copies_of[partner_of]  # the same copies: the pair makes a symmetry count
+        else:
+            copies = _random_copies(rng, times, name)
+        copies_of[name] = copies
+        pieces.append({"name": name, "shape": rows, "kind": kind, **copies})
+    rows = ["".join("#" if (x, y) in covered else "." for x in range(width)) for y in range(height)]
+    return {"region": {"rows": rows}, "pieces": pieces}
+
+
+def cells_of_table(table: dict) -> list[Cell]:
+    """The region of a pipeline table with ``rows``, read here rather than by polytile."""
+    return [(x, y) for y, row in enumerate(table["region"]["rows"]) for x, char in enumerate(row) if char == "#"]
+
+
+def pieces_of_table(table: dict) -> list[PieceType]:
+    """The pieces of a pipeline table with shapes, read here rather than by polytile."""
+    found = []
+    for piece in table["pieces"]:
+        if piece.get("unlimited"):
+            low, high = 0, UNLIMITED
+        elif "count" in piece:
+            low = high = piece["count"]
+        else:
+            low, high = piece.get("min", 0), piece.get("max")
+            if "min" not in piece and "max" not in piece:
+                low = high = 1
+        found.append(_piece(piece["name"], piece["shape"], piece.get("kind", "free"), low, high))
+    return found
 
 
 # --------------------------------------------------------------------------- reference backend

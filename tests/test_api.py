@@ -32,8 +32,15 @@ def test_solve_gives_a_typed_result():
 def test_plans_are_checked_like_files():
     with pytest.raises(InputError, match=r"solve.mode: expected one of"):
         api.plan((6, 5), [L_TROMINO], mode="fast")
-    with pytest.raises(InputError, match="pieces: the pieces cover at least"):
-        api.plan((2, 2), [api.family("pentominoes")])
+
+
+@pytest.mark.parametrize("mode", ["one", "count", "all"])
+def test_an_area_the_pieces_cannot_fill_is_proved_infeasible(mode):
+    result = api.solve(api.plan((2, 2), [api.family("pentominoes")], mode=mode, distinct=mode != "one"))
+    assert (result.termination, result.found) == (Termination.COMPLETED, Found.INFEASIBLE)
+    assert (result.count, result.distinct_count) == ((None, None) if mode == "one" else (0, 0))
+    assert result.details["certificate"] == "area"
+    assert result.message == "impossible by area: the pieces cover at least 60 cells but the region has only 4"
 
 
 def test_a_stream_yields_solutions_and_stops_when_closed():

@@ -35,10 +35,6 @@ BAD_INPUTS = {
         "pieces[0]: piece 'Q' is not connected",
     ),
     "unknown plugin": (GOOD + '[solve]\nbackend = "gurobi"\n', "no backend called 'gurobi' is installed (installed: "),
-    "region smaller than the pieces": (
-        '[region]\nwidth = 2\nheight = 2\n[[pieces]]\nfamily = "tetrominoes"\n',
-        "pieces: the pieces cover at least 20 cells but the region has only 4",
-    ),
     "wrong type with its key path": (GOOD.replace("count = 2", 'count = "two"'), 'pieces[0].count: expected an integer, got "two"'),
     "bad mode": (GOOD + '[solve]\nmode = "fast"\n', "solve.mode: expected one of 'one', 'all', 'count', got \"fast\""),
 }
@@ -55,6 +51,33 @@ def test_bad_input_is_one_line_and_exit_code_2(tmp_path, case):
     assert expected in completed.stderr
 
 
+AREA_CASES = {
+    "pieces too large": (
+        '[region]\nwidth = 2\nheight = 2\n[[pieces]]\nfamily = "tetrominoes"\n',
+        "the pieces cover at least 20 cells but the region has only 4",
+    ),
+    "pieces too few": (
+        '[region]\nwidth = 3\nheight = 3\n[[pieces]]\nname = "D"\nshape = ["##"]\nmax = 4\n',
+        "the pieces cover at most 8 cells but the region has 9",
+    ),
+}
+
+
+@pytest.mark.parametrize("mode", ["one", "count", "all"])
+@pytest.mark.parametrize("case", sorted(AREA_CASES))
+def test_an_area_the_pieces_cannot_fill_is_a_proof_not_an_error(tmp_path, capsys, case, mode):
+    text, sentence = AREA_CASES[case]
+    out = tmp_path / "result.json"
+    assert main(["solve", str(write(tmp_path, text)), "--mode", mode, "-o", str(out)]) == 0
+    assert f"impossible by area: {sentence}" in capsys.readouterr().out
+    data = json.loads(out.read_text())
+    assert (data["termination"], data["found"], data["count"]) == (
+        "completed", "proved_infeasible", None if mode == "one" else 0
+    )
+    assert data["details"]["certificate"] == "area"
+    assert data["message"] == f"impossible by area: {sentence}"
+
+
 def test_a_missing_file_is_named(tmp_path, capsys):
     assert main(["validate", str(tmp_path / "nope.toml")]) == 2
     assert "nope.toml: no such file" in capsys.readouterr().err
@@ -67,7 +90,8 @@ def test_solve_writes_json_and_refuses_to_overwrite(tmp_path, capsys):
     data = json.loads(out.read_text())
     assert (data["termination"], data["found"], data["count"]) == ("completed", "feasible", 2)
     assert [len(s["placements"]) for s in data["solutions"]] == [2, 2]
-    assert all(len(p["cells"]) == 4 for s in data["solutions"] for p in s["placements"])
+    # each placed piece as [name, [x0, y0, ..., x3, y3]]
+    assert all(len(cells) == 8 for s in data["solutions"] for _, cells in s["placements"])
     before = out.read_text()
     assert main(["solve", str(path), "-o", str(out)]) == 2
     assert "exists already" in capsys.readouterr().err

@@ -2,13 +2,14 @@
 
 import pytest
 
-from brute import count_tilings
-from polytile_core.model.geometry import Region, cells_from_rows
+from polytile_core.config.pipeline import make_plan
+from polytile_core.config.schema import PieceSpec, Pipeline, RegionSpec, SolveSpec
 from polytile_core.host.registry import Host
+from polytile_core.model.geometry import Region, cells_from_rows
+from polytile_core.model.problem import PieceType
 from polytile_core.output.results import Found, Termination
 from polytile_core.solve.run import run
-from polytile_core.config.pipeline import make_plan
-from polytile_core.config.schema import Pipeline, PieceSpec, RegionSpec, SolveSpec
+from polytile_core.testing import count_tilings_brute_force
 
 HOST = Host()
 
@@ -60,7 +61,8 @@ def test_kinds_change_counts_like_an_independent_brute_force(kind):
     pieces = [PieceSpec(name="L", shape=l_rows, kind=kind, unlimited=True),
               PieceSpec(name="S", shape=s_rows, kind=kind, unlimited=True)]
     region = Region.rectangle(4, 4)
-    expected = count_tilings(region.cells, [(l_rows, kind, None), (s_rows, kind, None)])
+    brute = [PieceType(name, cells_from_rows(rows), kind, 0, None) for name, rows in (("L", l_rows), ("S", s_rows))]
+    expected = count_tilings_brute_force(region.cells, brute)
     assert count(width=4, height=4, pieces=pieces).count == expected
 
 

@@ -295,10 +295,10 @@ A_RESULT = {
     "found": "feasible",
     "mode": "one",
     "backend": "cpsat",
-    "solutions": [{"placements": [{"piece": "D", "cells": [[0, 0], [1, 0]]}]}],
+    "solutions": [{"placements": [["D", [0, 0, 1, 0]]]}],
     "region": [[0, 0], [1, 0]],
 }
-placed_pieces = st.fixed_dictionaries({}, optional={"piece": junk | st.just("D"), "cells": cells | junk})
+placed_pieces = st.tuples(junk | st.just("D"), st.lists(odd_ints, max_size=5) | junk).map(list) | junk
 solutions = st.fixed_dictionaries(
     {}, optional={"placements": st.lists(placed_pieces, max_size=2) | junk, "objective": junk, "interior": junk}
 )

@@ -6,19 +6,21 @@ import time
 from pathlib import Path
 
 import attrs
-import pytest
-
 import polytile_checkerboard
 import polytile_cpsat
-from brute import count_tilings
-from polytile_core import hookimpl
-from polytile_core.solve import split
-from polytile_core.host.registry import Host
-from polytile_core.config.pipeline import make_plan
-from polytile_core.output.results import Found, SubproblemReport, Termination
-from polytile_core.solve.run import run
-from polytile_core.config.schema import Pipeline, PieceSpec, RegionSpec, SolveSpec, SplitSpec
+import pytest
 from polytile_cpsat import CpsatBackend
+
+from polytile_core import hookimpl
+from polytile_core.config.pipeline import make_plan
+from polytile_core.config.schema import PieceSpec, Pipeline, RegionSpec, SolveSpec, SplitSpec
+from polytile_core.host.registry import Host
+from polytile_core.model.geometry import Region, cells_from_rows
+from polytile_core.model.problem import PieceType
+from polytile_core.output.results import Found, SubproblemReport, Termination
+from polytile_core.solve import split
+from polytile_core.solve.run import run
+from polytile_core.testing import count_tilings_brute_force
 
 L4 = ["#.", "#.", "##"]
 
@@ -83,7 +85,8 @@ def plan(pieces, width=None, height=None, rows=None, mode="count", backend="cpsa
 
 
 def brute(width, height, rows, kind, copies):
-    return count_tilings([(x, y) for x in range(width) for y in range(height)], [(rows, kind, copies)])
+    piece = PieceType("L", cells_from_rows(rows), kind, copies, copies)
+    return count_tilings_brute_force(Region.rectangle(width, height).cells, [piece])
 
 
 @pytest.mark.parametrize("executor", ["process", "thread"])

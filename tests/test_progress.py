@@ -12,7 +12,10 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from polytile_core.cli.progress import ProgressLine, elapsed_text, progress_text
+from polytile_core.output.resultfile import read_result
 from polytile_core.solve.state import Progress
 
 # 8×8 with dominoes has 12,988,816 tilings (OEIS A004003): listing them all takes far
@@ -140,7 +143,7 @@ def test_ctrl_c_stops_the_run_and_writes_the_solutions_found_so_far(tmp_path):
     assert max(_shown_counts(shown)) <= result["count"]
     # Every solution kept is a real domino tiling of the 8×8 board.
     for solution in result["solutions"][:50]:
-        cells = [tuple(cell) for placed in solution["placements"] for cell in placed["cells"]]
+        cells = [(flat[i], flat[i + 1]) for _, flat in solution["placements"] for i in range(0, len(flat), 2)]
         assert sorted(cells) == [(x, y) for x in range(8) for y in range(8)]
     assert "solutions: " in stdout.decode() and "did not complete" in stdout.decode()
     assert (tmp_path / "out.svg").exists()
@@ -149,7 +152,9 @@ def test_ctrl_c_stops_the_run_and_writes_the_solutions_found_so_far(tmp_path):
 def test_json_on_stdout_stays_clean_while_the_progress_line_runs(tmp_path):
     pipeline = tmp_path / "dominoes.toml"
     pipeline.write_text(LONG_RUN)
-    process, controller = _start_in_terminal([str(pipeline), "--mode", "count", "--time-limit", "1.5", "-o", "-"], tmp_path)
+    process, controller = _start_in_terminal(
+        [str(pipeline), "--mode", "count", "--time-limit", "1.5", "-o", "-"], tmp_path
+    )
     try:
         stdout, _ = process.communicate(timeout=90)
         shown = _read_until(controller, lambda text: False, timeout=0.5)
@@ -160,3 +165,33 @@ def test_json_on_stdout_stays_clean_while_the_progress_line_runs(tmp_path):
     result = json.loads(stdout)  # nothing but the JSON on stdout
     assert result["termination"] == "time_limit"
     assert "solutions" in shown and "status: time_limit" in shown
+
+
+@pytest.mark.parametrize("output", ["out.json", "out.jsonl"])
+def test_two_quick_ctrl_c_still_write_what_was_found(tmp_path, output):
+    """The second Ctrl-C comes while the backend is still stopping: the run does not wait
+    for it, and the result file holds the solutions found so far, marked interrupted."""
+    pipeline = tmp_path / "dominoes.toml"
+    pipeline.write_text(LONG_RUN)
+    process, controller = _start_in_terminal([str(pipeline), "--mode", "all", "-o", output], tmp_path)
+    try:
+        shown = _read_until(controller, lambda text: any(_shown_counts(text)), timeout=90)
+        assert any(_shown_counts(shown)), f"no progress seen: {shown!r}"
+        os.killpg(process.pid, signal.SIGINT)
+        time.sleep(0.01)
+        os.killpg(process.pid, signal.SIGINT)
+        stdout, _ = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(controller)
+    assert process.returncode == 130, stdout.decode()
+    result = read_result(tmp_path / output)
+    assert result.termination.value == "interrupted"
+    assert 0 < len(result.solutions) and result.count >= len(result.solutions)
+    if output.endswith(".jsonl"):  # streamed: every solution is in the file
+        assert len(result.solutions) == result.count
+    for solution in result.solutions[:50]:
+        cells = [cell for placed in solution.placements for cell in placed.cells]
+        assert sorted(cells) == [(x, y) for x in range(8) for y in range(8)]
+    assert not [path.name for path in tmp_path.iterdir() if path.name.endswith(".tmp")]

@@ -4,9 +4,16 @@ reference backend against the conformance suite, fresh_host against installed pl
 import pytest
 
 from polytile_core.errors import InputError
-from polytile_core.model.geometry import Region
+from polytile_core.model.geometry import Region, cells_from_rows
+from polytile_core.model.problem import PieceType
 from polytile_core.testing import (
-    INSTANCES, REFERENCE_PLUGIN, BackendConformance, count_tilings_brute_force, fresh_host, own_orientations,
+    INSTANCES,
+    REFERENCE_PLUGIN,
+    BackendConformance,
+    count_pictures_brute_force,
+    count_tilings_brute_force,
+    fresh_host,
+    own_orientations,
 )
 
 
@@ -19,6 +26,22 @@ def test_the_brute_force_gives_every_listed_count(instance):
 def test_the_brute_force_counts_square_domino_tilings_like_oeis_a004003(n, dominoes):
     (domino,) = next(i for i in INSTANCES if i.name == "4x4 dominoes").pieces
     assert count_tilings_brute_force(Region.rectangle(n, n).cells, [domino]) == dominoes
+
+
+def test_the_brute_force_counts_pictures_by_the_published_rule():
+    # 2×4 with two L-tetrominoes: 2 tilings (oracles.md), mirror images of each other, so
+    # 1 picture; with one-sided pieces the mirror is no symmetry, and the 1 tiling is 1
+    # picture.  5×4 with two one-sided P and two Q pentominoes: 4 tilings, 2 pictures, a
+    # reflection turning every P into a Q (issue 23).
+    def piece(name, rows, kind, copies):
+        return PieceType(name, cells_from_rows(rows), kind, copies, copies)
+
+    two_by_four = Region.rectangle(4, 2).cells
+    assert count_pictures_brute_force(two_by_four, [piece("L", ["#.", "#.", "##"], "free", 2)]) == 1
+    assert count_pictures_brute_force(two_by_four, [piece("L", ["#.", "#.", "##"], "one-sided", 2)]) == 1
+    p_and_q = [piece("P", ["##", "##", "#."], "one-sided", 2), piece("Q", ["##", "##", ".#"], "one-sided", 2)]
+    assert count_tilings_brute_force(Region.rectangle(5, 4).cells, p_and_q) == 4
+    assert count_pictures_brute_force(Region.rectangle(5, 4).cells, p_and_q) == 2
 
 
 def test_own_orientations_give_the_tetromino_counts():
@@ -48,8 +71,8 @@ class TestReferenceBackendConformance(BackendConformance):
 
 def test_the_reference_backend_runs_a_pipeline_as_a_stand_in():
     from polytile_core.config.pipeline import make_plan
+    from polytile_core.config.schema import PieceSpec, Pipeline, RegionSpec, SolveSpec
     from polytile_core.solve.run import run
-    from polytile_core.config.schema import Pipeline, PieceSpec, RegionSpec, SolveSpec
 
     pipeline = Pipeline(
         region=RegionSpec(rows=["##.", "###", "###"]),

@@ -173,7 +173,7 @@ def plugin_options(host: Host, registration: Registration, pipeline: Pipeline):
 def make_plan(pipeline: Pipeline, host: Host) -> Plan:
     """Resolve a structured pipeline against the installed plugins."""
     builder = host.get("builders", pipeline.problem)
-    backend = host.get("backends", pipeline.solve.backend)
+    backend = host.get("backends", pipeline.solve.backend or builder.backend or "cpsat")
     solve = pipeline.solve
     if solve.jobs < 1:
         raise InputError(f"expected 1 or more, got {solve.jobs}", path="solve.jobs")
@@ -210,10 +210,6 @@ def make_plan(pipeline: Pipeline, host: Host) -> Plan:
     mode = "optimize" if pipeline.problem != "tiling" else solve.mode
     pieces = resolve_pieces(pipeline.pieces, host)
     region = resolve_region(pipeline.region, required=pipeline.problem == "tiling")
-    if pipeline.problem == "tiling":
-        reason = TilingProblem(region, pieces).area_problem()
-        if reason:
-            raise InputError(reason, path="pieces")
     split_when_long = None
     if split is None and solve.jobs > 1 and mode in ("count", "all") and not solve.distinct:
         split_when_long = host.registry["decomposers"].get("tree")

@@ -11,6 +11,11 @@ from typing import Literal
 
 import attrs
 
+from polytile_core.host.registry import Host
+from polytile_core.model.geometry import cells_from_rows
+from polytile_core.output import notebook
+from polytile_core.output.results import Result
+
 Kind = Literal["free", "one-sided", "fixed"]
 Mode = Literal["one", "all", "count"]
 
@@ -41,7 +46,9 @@ class PieceSpec:
     name: str | None = attrs.field(default=None, metadata=doc("the piece's name (its first letter is drawn)"))
     shape: list[str] | None = attrs.field(default=None, metadata=doc("the piece as ASCII rows: '#' a cell, '.' empty"))
     cells: list[list[int]] | None = attrs.field(default=None, metadata=doc("the piece as a list of [x, y] cells"))
-    family: str | None = attrs.field(default=None, metadata=doc("a named family instead of a shape, e.g. 'pentominoes'"))
+    family: str | None = attrs.field(
+        default=None, metadata=doc("a named family instead of a shape, e.g. 'pentominoes'")
+    )
     n: int | None = attrs.field(default=None, metadata=doc("size parameter of a family such as 'n-ominoes'"))
     kind: Kind = attrs.field(default="free", metadata=doc("free (rotate and reflect), one-sided (rotate) or fixed"))
     count: int | None = attrs.field(default=None, metadata=doc("exact number of copies of each piece"))
@@ -49,13 +56,36 @@ class PieceSpec:
     max: int | None = attrs.field(default=None, metadata=doc("most number of copies"))
     unlimited: bool = attrs.field(default=False, metadata=doc("any number of copies, none included"))
 
+    # In a notebook: the piece, or every piece of the family, side by side.
+    def _repr_svg_(self) -> str | None:
+        return notebook.svg_of(self._shelf())
+
+    def _repr_html_(self) -> str:
+        return notebook.html_of(self._shelf())
+
+    def _shelf(self) -> Result:
+        if self.family is not None:
+            shapes = Host().get("families", self.family).provides(n=self.n, kind=self.kind)
+        else:
+            cells = cells_from_rows(self.shape) if self.shape is not None else tuple(map(tuple, self.cells or ()))
+            shapes = [(self.name or "P", cells)]
+        return notebook.solutions_result([notebook.shelf_solution(shapes)])
+
 
 @attrs.frozen
 class SolveSpec:
     """How to solve: what to look for, with which backend, within which limits."""
 
-    mode: Mode = attrs.field(default="one", metadata=doc("one: find a tiling; all: list every tiling; count: count them"))
-    backend: str = attrs.field(default="cpsat", metadata=doc("the backend plugin (see `polytile plugins`)"))
+    mode: Mode = attrs.field(
+        default="one", metadata=doc("one: find a tiling; all: list every tiling; count: count them")
+    )
+    backend: str | None = attrs.field(
+        default=None,
+        metadata=doc(
+            "the backend plugin (see `polytile plugins`); unset: the problem's own choice "
+            "(cpsat for tilings, fence for enclosures)"
+        ),
+    )
     time_limit: float | None = attrs.field(default=None, metadata=doc("seconds before giving up (whole run)"))
     workers: int | None = attrs.field(default=None, metadata=doc("solver threads per solve (backend default if unset)"))
     seed: int | None = attrs.field(default=None, metadata=doc("random seed for the backend"))

@@ -11,9 +11,10 @@ import typing
 
 import attrs
 
-from polytile_core.host.registry import Host
-from polytile_core.output.results import Result
 from polytile_core.config.schema import Pipeline
+from polytile_core.host.registry import Host
+from polytile_core.output.resultfile import RunHeader, StoredSolution
+from polytile_core.output.results import Result
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 _SCALARS = {int: "integer", float: "number", str: "string", bool: "boolean"}
@@ -38,7 +39,9 @@ def type_schema(kind, *, nullable: bool) -> dict:
         if origin is tuple and arguments and arguments[-1] is not Ellipsis:
             items = [type_schema(argument, nullable=nullable) for argument in arguments]
             return {"type": "array", "prefixItems": items, "minItems": len(items), "maxItems": len(items)}
-        return {"type": "array", "items": type_schema(arguments[0], nullable=nullable)} if arguments else {"type": "array"}
+        return (
+            {"type": "array", "items": type_schema(arguments[0], nullable=nullable)} if arguments else {"type": "array"}
+        )
     if kind is dict or origin is dict:
         value = arguments[1] if arguments else typing.Any
         if value is typing.Any:
@@ -88,10 +91,49 @@ def pipeline_schema(host: Host) -> dict:
     return {"$schema": DIALECT, "title": "polytile pipeline", **schema}
 
 
-def result_schema() -> dict:
+def _result_properties() -> dict:
+    """The Result's fields as a file holds them: solutions compact, the gap computed."""
     schema = class_schema(Result, nullable=True)
+    schema["properties"]["solutions"] = {
+        "description": schema["properties"]["solutions"]["description"],
+        "type": "array",
+        "items": class_schema(StoredSolution, nullable=True),
+    }
     schema["properties"]["gap"] = {
         "description": "relative gap between objective and bound",
         "anyOf": [{"type": "number"}, {"type": "null"}],
     }
-    return {"$schema": DIALECT, "title": "polytile result", **schema}
+    return schema
+
+
+def result_schema() -> dict:
+    return {"$schema": DIALECT, "title": "polytile result", **_result_properties()}
+
+
+def _tagged(schema: dict, tag: str, description: str) -> dict:
+    """An object schema with a required ``"line": tag`` key."""
+    line = {"const": tag, "description": description}
+    return {
+        **schema,
+        "properties": {"line": line, **schema["properties"]},
+        "required": ["line", *[key for key in schema.get("required", []) if key != "line"]],
+    }
+
+
+def result_lines_schema() -> dict:
+    """One line of a .jsonl result file: the header, a solution, or the closing line."""
+    closing = _result_properties()
+    del closing["properties"]["solutions"]
+    closing["properties"]["solutions_written"] = {"type": "integer", "description": "solution lines above this one"}
+    closing["required"] = [*closing["required"], "solutions_written"]
+    closing["description"] = "The last line: the Result without its solutions (they are the lines above)."
+    return {
+        "$schema": DIALECT,
+        "title": "polytile result lines",
+        "description": "A line of a .jsonl result file: the header first, a line per solution, the closing line last.",
+        "oneOf": [
+            _tagged(class_schema(RunHeader, nullable=True), "header", "the first line"),
+            _tagged(class_schema(StoredSolution, nullable=True), "solution", "one solution, as it was found"),
+            _tagged(closing, "end", "the last line"),
+        ],
+    }

@@ -56,6 +56,8 @@ class BackendResult:
     bound: float | None = None
     # Solutions up to symmetry, from a backend that handled ``settings.distinct`` itself.
     distinct_count: int | None = None
+    # Facts about how the answer was reached (e.g. how the bound was proved), for Result.details.
+    details: dict = attrs.Factory(dict)
 
 
 @contextlib.contextmanager
@@ -130,6 +132,16 @@ Provided = TypeVar("Provided", contravariant=True)
 class Register(Protocol[Provided]):
     """The ``register`` argument of a registration hook: ``Register[BackendFactory]`` takes
     a backend factory.  ``options`` is an attrs class read from ``[options.<name>]``;
-    ``help`` is the line ``polytile plugins`` shows."""
+    ``help`` is the line ``polytile plugins`` shows; ``backend`` (builders only) names the
+    backend a pipeline of that problem kind uses when it names none."""
 
-    def __call__(self, name: str, provides: Provided, /, *, options: type | None = None, help: str = "") -> None: ...
+    def __call__(
+        self,
+        name: str,
+        provides: Provided,
+        /,
+        *,
+        options: type | None = None,
+        help: str = "",
+        backend: str | None = None,
+    ) -> None: ...

@@ -47,9 +47,11 @@ def polytile_register_families(register: Register[Family]) -> None:
 def polytile_register_builders(register: Register[Builder]) -> None:
     """Register model builders, one per problem kind (``problem = "tiling"`` etc.).
 
-    ``register(kind, build, *, options=None, help)`` where ``build(pieces, region, options)``
-    returns a ``polytile_core.model.zero_one.Model``; ``options`` is an attrs class read from the
-    pipeline's ``[options.<kind>]`` table (or ``None`` when the builder takes none).
+    ``register(kind, build, *, options=None, help, backend=None)`` where
+    ``build(pieces, region, options)`` returns a ``polytile_core.model.zero_one.Model``;
+    ``options`` is an attrs class read from the pipeline's ``[options.<kind>]`` table (or
+    ``None`` when the builder takes none); ``backend`` names the backend a pipeline of this
+    kind uses when it names none (default: cpsat).
     """
 
 

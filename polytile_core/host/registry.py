@@ -7,6 +7,7 @@ group (unless ``autoload=False``), and collects what each plugin registers.
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 from collections.abc import Iterable
 from typing import Any
@@ -14,10 +15,9 @@ from typing import Any
 import attrs
 import pluggy
 
-from polytile_core.host import builtin
-
-from polytile_core.host import hookspecs
 from polytile_core.errors import InputError
+from polytile_core.host import builtin, hookspecs
+from polytile_core.output import notebook
 
 CAPABILITIES = ("families", "builders", "decomposers", "backends", "renderers", "executors")
 SINGULAR = {
@@ -39,6 +39,8 @@ class Registration:
     plugin: str
     options: type | None = None
     help: str = ""
+    # Builders only: the backend a pipeline of this problem kind uses when it names none.
+    backend: str | None = None
 
 
 class Host:
@@ -87,12 +89,12 @@ class Host:
         for impl in hook.get_hookimpls():
             plugin_name = self.manager.get_name(impl.plugin) or repr(impl.plugin)
 
-            def register(name, provides, *, options=None, help="", _plugin=plugin_name):
+            def register(name, provides, *, options=None, help="", backend=None, _plugin=plugin_name):
                 if name in found:
                     raise InputError(
                         f"{SINGULAR[capability]} {name!r} is registered by both {found[name].plugin!r} and {_plugin!r}"
                     )
-                found[name] = Registration(name, provides, _plugin, options, help)
+                found[name] = Registration(name, provides, _plugin, options, help, backend)
 
             impl.function(register)
         return found
@@ -102,9 +104,7 @@ class Host:
         available = self.registry[capability]
         if name not in available:
             known = ", ".join(sorted(available)) or "none"
-            raise InputError(
-                f"no {SINGULAR[capability]} called {name!r} is installed (installed: {known})"
-            )
+            raise InputError(f"no {SINGULAR[capability]} called {name!r} is installed (installed: {known})")
         return available[name]
 
     def plugin_origins(self) -> dict[str, str]:
@@ -112,3 +112,16 @@ class Host:
         origins = {name: "registered in code" for name, _ in self.manager.list_name_plugin()}
         origins["core"] = "built in (polytile)"
         return origins | self._distributions
+
+
+@functools.cache
+def _installed_svg_renderer() -> Registration | None:
+    """The registration of the ``svg`` render format, or None.  Looked up once: a notebook
+    shows many pictures, and plugins are not installed while it runs."""
+    try:
+        return Host().registry["renderers"].get("svg")
+    except InputError:  # a plugin that fails to load: pictures fall back to text
+        return None
+
+
+notebook.use_svg_renderer(_installed_svg_renderer)

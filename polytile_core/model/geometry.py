@@ -31,13 +31,14 @@ SQUARE_SYMMETRIES = (
     lambda x, y: (x, -y),
     lambda x, y: (-y, -x),
 )
-_SYMMETRIES_OF_KIND = {"fixed": 1, "one-sided": 4, "free": 8}
+# How many of SQUARE_SYMMETRIES (the first ones) a piece of each kind may be turned by.
+SYMMETRIES_OF_KIND: dict[str, int] = {"free": 8, "one-sided": 4, "fixed": 1}
 
 
 def kind_symmetries(kind: Kind) -> range:
     """The indices into ``SQUARE_SYMMETRIES`` a piece of this kind may be turned by:
     the identity for fixed pieces, the rotations for one-sided, all eight for free."""
-    return range(_SYMMETRIES_OF_KIND[kind])
+    return range(SYMMETRIES_OF_KIND[kind])
 
 
 class GeometryError(ValueError):
@@ -81,8 +82,14 @@ def is_connected(cells: Iterable[Cell]) -> bool:
     return len(components(cells)) == 1
 
 
-def components(cells: Iterable[Cell]) -> list[frozenset[Cell]]:
-    """The edge-connected components of a set of cells, largest first."""
+# Moves to a neighbour: across an edge, or also across a corner (a king's moves).
+EDGE_STEPS: tuple[Cell, ...] = ((1, 0), (-1, 0), (0, 1), (0, -1))
+KING_STEPS: tuple[Cell, ...] = EDGE_STEPS + ((1, 1), (1, -1), (-1, 1), (-1, -1))
+
+
+def components(cells: Iterable[Cell], steps: tuple[Cell, ...] = EDGE_STEPS) -> list[frozenset[Cell]]:
+    """The connected components of a set of cells (edge-connected unless ``steps`` says
+    otherwise), largest first, ties by their smallest cell."""
     remaining = set(cells)
     found = []
     while remaining:
@@ -90,13 +97,14 @@ def components(cells: Iterable[Cell]) -> list[frozenset[Cell]]:
         component, frontier = {start}, [start]
         while frontier:
             x, y = frontier.pop()
-            for neighbour in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+            for dx, dy in steps:
+                neighbour = (x + dx, y + dy)
                 if neighbour in remaining:
                     remaining.remove(neighbour)
                     component.add(neighbour)
                     frontier.append(neighbour)
         found.append(frozenset(component))
-    return sorted(found, key=len, reverse=True)
+    return sorted(found, key=lambda component: (-len(component), min(component)))
 
 
 def orientations(cells: Iterable[Cell], kind: Kind = "free") -> list[Cells]:
@@ -117,11 +125,16 @@ def parity(cells: Iterable[Cell]) -> int:
     return sum(1 if (x + y) % 2 == 0 else -1 for x, y in cells)
 
 
+def _cell_set(cells: Iterable[Cell]) -> frozenset[Cell]:
+    """Region's converter, typed so a region can be built from any iterable of cells."""
+    return frozenset(cells)
+
+
 @attrs.frozen
 class Region:
     """A finite set of grid cells: any shape, holes and several components allowed."""
 
-    cells: frozenset[Cell] = attrs.field(converter=frozenset)
+    cells: frozenset[Cell] = attrs.field(converter=_cell_set)
 
     @classmethod
     def rectangle(cls, width: int, height: int) -> Region:

@@ -1,4 +1,10 @@
-"""Solutions up to the symmetry of the region.
+"""Solutions up to symmetry, compared as pictures.
+
+A symmetry of the region counts when it carries the piece set onto itself: every piece
+lands in an allowed orientation of a piece with the same multiplicity bounds
+(``piece_renaming``), so a reflection counts for one-sided P and Q pentominoes used
+equally often, though it turns each P into a Q.  This is the rule of the published
+counts of one-sided sets.
 
 A tiling model carries its symmetries as permutations of its variables
 (``Model.symmetries``, filled by the tiling builder).  With them any backend can count
@@ -11,28 +17,65 @@ is kept when it is the smallest of its images (``solve.distinct.is_canonical``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
-from polytile_core.model.geometry import SQUARE_SYMMETRIES, Region
+from polytile_core.model.geometry import SQUARE_SYMMETRIES, Region, normalise
+from polytile_core.model.problem import PieceType
 from polytile_core.model.zero_one import Model
 
 Permutation = tuple[int, ...]
 
 
-def _placement_maps(model: Model, region: Region) -> dict[int, Permutation]:
-    """Region symmetry index → the permutation of placement variables it induces, for the
-    symmetries that carry every placement to a placement its piece may take (a reflection
-    is no symmetry of a problem with one-sided pieces)."""
+# A symmetry of a tiling problem: a region symmetry (an index into SQUARE_SYMMETRIES) and
+# the piece each piece turns into under it.
+ProblemSymmetry = tuple[int, Mapping[str, str]]
+
+
+def piece_renaming(pieces: Sequence[PieceType], symmetry: int) -> dict[str, str] | None:
+    """What each piece turns into under a symmetry of the square, or None when the
+    symmetry does not carry the piece set onto itself.
+
+    The rule of the published counts (pictures up to symmetry): every piece must land in
+    an allowed orientation of a piece with the same multiplicity bounds, so the image of
+    a tiling is again a tiling by the same pieces.  A reflection turns one-sided P
+    pentominoes into Q pentominoes: it counts when Q is in the set as often as P.
+    Pieces alike in orientations and bounds keep their order (the first goes to the first).
+    """
+    transform = SQUARE_SYMMETRIES[symmetry]
+    alike: dict[tuple, list[str]] = {}
+    for piece in pieces:
+        alike.setdefault((frozenset(piece.orientations()), piece.minimum, piece.maximum), []).append(piece.name)
+    renaming: dict[str, str] = {}
+    for (shapes, minimum, maximum), names in alike.items():
+        images = frozenset(normalise(transform(x, y) for x, y in shape) for shape in shapes)
+        partners = alike.get((images, minimum, maximum), [])
+        if len(partners) != len(names):  # two P and one Q: a reflection would make one P and two Q
+            return None
+        renaming.update(zip(names, partners, strict=True))
+    return renaming
+
+
+def _placement_maps(
+    model: Model, region: Region, pieces: Sequence[PieceType]
+) -> list[tuple[ProblemSymmetry, Permutation]]:
+    """The problem's symmetries, each with the permutation of placement variables it
+    induces: the region's symmetries that carry the piece set onto itself (``piece_renaming``)."""
     where = {(placement.piece, tuple(sorted(placement.cells))): var for var, placement in model.placements.items()}
-    found = {}
+    found: list[tuple[ProblemSymmetry, Permutation]] = []
     for symmetry in region.symmetries():
+        renaming = piece_renaming(pieces, symmetry)
+        if renaming is None:
+            continue
         move = _mover(region, symmetry)
-        image = []
+        image: list[int] = []
         for var in range(model.num_variables):
             placement = model.placements.get(var)
-            image.append(None if placement is None else where.get((placement.piece, move(placement.cells))))
-        if None not in image:
-            found[symmetry] = tuple(image)
+            target = None if placement is None else where.get((renaming[placement.piece], move(placement.cells)))
+            if target is None:
+                break  # a variable with no image: this symmetry does not map the problem onto itself
+            image.append(target)
+        else:
+            found.append(((symmetry, renaming), tuple(image)))
     return found
 
 
@@ -49,14 +92,14 @@ def _mover(region: Region, symmetry: int):
     return move
 
 
-def placement_symmetries(model: Model, region: Region) -> list[Permutation]:
+def placement_symmetries(model: Model, region: Region, pieces: Sequence[PieceType]) -> list[Permutation]:
     """The problem's symmetries as permutations of a tiling model's variables, identity first."""
-    return list(_placement_maps(model, region).values())
+    return [permutation for _, permutation in _placement_maps(model, region, pieces)]
 
 
-def problem_symmetries(model: Model, region: Region) -> list[int]:
-    """The region's symmetries (indices, identity first) that are symmetries of the problem."""
-    return list(_placement_maps(model, region))
+def problem_symmetries(model: Model, region: Region, pieces: Sequence[PieceType]) -> list[ProblemSymmetry]:
+    """The problem's symmetries (region symmetry, piece renaming), identity first."""
+    return [symmetry for symmetry, _ in _placement_maps(model, region, pieces)]
 
 
 def checked_symmetries(model: Model) -> list[Permutation]:
@@ -107,7 +150,7 @@ def fixed_model(model: Model, permutation: Permutation) -> tuple[Model, list[tup
     merged_cycles = cycles(permutation)
     cycle_of = {var: number for number, cycle in enumerate(merged_cycles) for var in cycle}
     merged_rows = []
-    impossible = set()
+    impossible: set[int] = set()
     for constraint in model.constraints:
         terms: dict[int, int] = {}
         for var, coefficient in constraint.terms:
@@ -120,10 +163,14 @@ def fixed_model(model: Model, permutation: Permutation) -> tuple[Model, list[tup
     fixed = Model(name=f"{model.name} fixed by a symmetry")
     for number in kept:
         cycle = merged_cycles[number]
-        fixed.add_variable("+".join(model.labels[var] for var in cycle), decision=any(var in model.decision for var in cycle))
+        fixed.add_variable(
+            "+".join(model.labels[var] for var in cycle), decision=any(var in model.decision for var in cycle)
+        )
     seen_rows = set()
     for terms, constraint in merged_rows:
-        row = tuple(sorted((renumber[number], coefficient) for number, coefficient in terms.items() if number in renumber))
+        row = tuple(
+            sorted((renumber[number], coefficient) for number, coefficient in terms.items() if number in renumber)
+        )
         if (row, constraint.sense, constraint.rhs) in seen_rows:
             continue  # the images of a row under the permutation merge into the same row
         seen_rows.add((row, constraint.sense, constraint.rhs))

@@ -9,17 +9,23 @@ from polytile_core.model.zero_one import Model, Placement
 
 def build_tiling(pieces: tuple[PieceType, ...], region: Region, options=None) -> Model:
     """The exact-cover ILP of Garvie & Burkardt (2020): one 0-1 variable per placement,
-    each cell covered exactly once, each piece used within its multiplicity."""
+    each cell covered exactly once, each piece used within its multiplicity.
+
+    Lean on memory (a 100×100 board with unlimited pentominoes has 606,000 placements):
+    placements share the region's cell tuples, and each variable's ``(var, 1)`` term is
+    one tuple shared by its piece row and its cell rows."""
     model = Model(name="tiling")
-    covering: dict[tuple[int, int], list[int]] = {cell: [] for cell in sorted(region.cells)}
+    shared_cell = {cell: cell for cell in region.cells}
+    covering: dict[tuple[int, int], list[tuple[int, int]]] = {cell: [] for cell in sorted(region.cells)}
     for piece in pieces:
-        variables = []
-        for number, placed in enumerate(placements(piece.orientations(), region)):
-            var = model.add_variable(f"{piece.name}#{number}", placement=Placement(piece.name, placed))
-            variables.append(var)
-            for cell in placed:
-                covering[cell].append(var)
-        terms = [(var, 1) for var in variables]
+        terms: list[tuple[int, int]] = []
+        for shape in piece.orientations():  # one at a time: ``add_variable`` checks the run's clock between them
+            for placed in placements([shape], region):
+                cells = tuple(shared_cell[cell] for cell in placed)
+                term = (model.add_variable(f"{piece.name}#{len(terms)}", placement=Placement(piece.name, cells)), 1)
+                terms.append(term)
+                for cell in cells:
+                    covering[cell].append(term)
         if piece.exact:
             model.add_constraint(terms, "==", piece.minimum, f"piece {piece.name}")
         else:
@@ -27,6 +33,6 @@ def build_tiling(pieces: tuple[PieceType, ...], region: Region, options=None) ->
                 model.add_constraint(terms, ">=", piece.minimum, f"piece {piece.name} min")
             if piece.maximum is not None:
                 model.add_constraint(terms, "<=", piece.maximum, f"piece {piece.name} max")
-    for (x, y), variables in covering.items():
-        model.add_constraint([(var, 1) for var in variables], "==", 1, f"cell {x},{y}")
+    for (x, y), terms in covering.items():
+        model.add_constraint(terms, "==", 1, f"cell {x},{y}")
     return model

@@ -8,7 +8,11 @@ read ``Model.placements`` to turn decision variables back into pieces on cells.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import contextlib
+import contextvars
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Literal
 
 import attrs
@@ -16,6 +20,47 @@ import attrs
 from polytile_core.model.geometry import Cells
 
 Sense = Literal["==", "<=", ">="]
+# How often ``Model.add_variable`` looks at the clock: rarely enough to cost nothing.
+CHECK_EVERY = 1024
+
+
+class BuildStopped(Exception):
+    """Raised inside a model builder when the run's time is up (``reason`` "time_limit")
+    or the run was stopped ("interrupted")."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+# The running build's deadline (``time.monotonic()`` seconds, or None) and stop event.
+_build_limits: contextvars.ContextVar[tuple[float | None, threading.Event] | None] = contextvars.ContextVar(
+    "build_limits", default=None
+)
+
+
+@contextlib.contextmanager
+def build_limits(deadline: float | None, stop: threading.Event) -> Iterator[None]:
+    """Within this block, building a model stops (``BuildStopped``) at the deadline or
+    when ``stop`` is set: the run's time limit covers the build, and Ctrl-C ends it."""
+    token = _build_limits.set((deadline, stop))
+    try:
+        yield
+    finally:
+        _build_limits.reset(token)
+
+
+def check_build_limits() -> None:
+    """Raise ``BuildStopped`` when the run's time is up or it was stopped.  ``add_variable``
+    calls this; a builder that works long between variables calls it too."""
+    limits = _build_limits.get()
+    if limits is None:
+        return
+    deadline, stop = limits
+    if stop.is_set():
+        raise BuildStopped("interrupted")
+    if deadline is not None and time.monotonic() >= deadline:
+        raise BuildStopped("time_limit")
 
 
 @attrs.frozen
@@ -53,6 +98,9 @@ class Model:
     ``details`` are facts about how the model was built (rules, sizes), copied into
     ``Result.details``; ``verify``, when set, is called on every solution a run returns
     and raises if an independent check disagrees with the model.
+    ``problem``, when set, is the builder's own statement of the problem, for a backend
+    that solves it directly rather than through the rows (the enclosure plugin's fence
+    backend); other backends ignore it.
     ``symmetries`` are permutations of the variables that carry every solution to a
     solution (for a tiling: the region's symmetries), identity first, forming a group;
     empty when unknown.  "Distinct" solutions are counted up to these; for a tiling the
@@ -71,6 +119,7 @@ class Model:
     details: dict[str, str | int | float] = attrs.Factory(dict)
     verify: Callable[[Any], None] | None = None
     symmetries: list[tuple[int, ...]] = attrs.Factory(list)
+    problem: Any = None
 
     @property
     def num_variables(self) -> int:
@@ -78,6 +127,8 @@ class Model:
 
     def add_variable(self, label: str, *, decision: bool = True, placement: Placement | None = None) -> int:
         index = len(self.labels)
+        if index % CHECK_EVERY == 0:
+            check_build_limits()
         self.labels.append(label)
         if decision:
             self.decision.append(index)

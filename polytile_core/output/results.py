@@ -8,9 +8,9 @@ still reports what it saw, and says so.
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 
 import attrs
-
 
 
 class Termination(str, enum.Enum):
@@ -49,6 +49,13 @@ class Solution:
         default=None, metadata={"description": "key of the split part that found it (split runs only)"}
     )
 
+    # In a notebook: the picture (see _drawing below).
+    def _repr_svg_(self) -> str | None:
+        return _drawing["svg"](_drawn(self)) if _drawing else None
+
+    def _repr_html_(self) -> str | None:
+        return _drawing["html"](_drawn(self)) if _drawing else None
+
 
 @attrs.frozen
 class SubproblemReport:
@@ -71,7 +78,9 @@ class Result:
     mode: str = attrs.field(metadata={"description": "one, all or count (or optimize for enclosures)"})
     backend: str = attrs.field(metadata={"description": "the backend plugin that solved it"})
     raw_status: str = attrs.field(default="", metadata={"description": "the backend's own status"})
-    count: int | None = attrs.field(default=None, metadata={"description": "number of solutions (exact when completed)"})
+    count: int | None = attrs.field(
+        default=None, metadata={"description": "number of solutions (exact when completed)"}
+    )
     distinct_count: int | None = attrs.field(
         default=None, metadata={"description": "solutions up to the region's symmetry, when asked for"}
     )
@@ -79,7 +88,9 @@ class Result:
     objective: int | None = attrs.field(default=None, metadata={"description": "best objective found"})
     bound: float | None = attrs.field(default=None, metadata={"description": "proven bound on the objective"})
     seconds: float = attrs.field(default=0.0, metadata={"description": "wall time of the whole run"})
-    message: str = attrs.field(default="", metadata={"description": "a human explanation (e.g. an impossibility proof)"})
+    message: str = attrs.field(
+        default="", metadata={"description": "a human explanation (e.g. an impossibility proof)"}
+    )
     region: tuple[tuple[int, int], ...] = attrs.field(default=(), metadata={"description": "the region's cells"})
     subproblems: tuple[SubproblemReport, ...] = attrs.field(
         default=(), metadata={"description": "per-part reports of a split run"}
@@ -88,8 +99,30 @@ class Result:
         factory=dict, metadata={"description": "extra facts: rules used, speedup measures, ..."}
     )
 
+    # In a notebook: the picture (a gallery of at most 12 solutions) and a status line.
+    def _repr_svg_(self) -> str | None:
+        return _drawing["svg"](self) if _drawing else None
+
+    def _repr_html_(self) -> str | None:
+        return _drawing["html"](self, _drawing["caption"](self)) if _drawing else None
+
     @property
     def gap(self) -> float | None:
         if self.objective is None or self.bound is None or self.bound == 0:
             return None
         return abs(self.bound - self.objective) / abs(self.bound)
+
+
+# How results draw themselves in a notebook: ``polytile_core.output.notebook`` puts its
+# "svg", "html" and "caption" functions here when it is imported (the plugin host
+# imports it, so every program that made a Result has them).  Empty: no pictures.
+_drawing: dict[str, Callable] = {}
+
+
+def draw_with(**functions: Callable) -> None:
+    _drawing.update(functions)
+
+
+def _drawn(solution: Solution) -> Result:
+    """A lone solution as a Result, the one thing renderers draw."""
+    return Result(Termination.COMPLETED, Found.FEASIBLE, "one", "", count=1, solutions=(solution,))

@@ -1,6 +1,7 @@
-"""Solutions up to the symmetry of the region: counted by Burnside's lemma, listed by
+"""Solutions up to symmetry, as pictures: counted by Burnside's lemma, listed by
 keeping the smallest image of each class, or left to a backend that breaks the
-symmetry in its own search (``model.symmetry`` has the group theory)."""
+symmetry in its own search (``model.symmetry`` has the group theory and the rule for
+which symmetries count)."""
 
 from __future__ import annotations
 
@@ -12,29 +13,42 @@ import attrs
 from polytile_core.config.pipeline import Plan
 from polytile_core.errors import InputError
 from polytile_core.model.geometry import Region
-from polytile_core.model.symmetry import burnside, checked_symmetries, fixed_model, problem_symmetries
+from polytile_core.model.symmetry import (
+    ProblemSymmetry,
+    burnside,
+    checked_symmetries,
+    fixed_model,
+    problem_symmetries,
+)
 from polytile_core.model.zero_one import Model
 from polytile_core.output.results import Solution, Termination
 from polytile_core.solve.collect import Collector
 from polytile_core.solve.outcome import Outcome
 
 
-def canonical_key(region: Region, solution: Solution, symmetries: Sequence[int] | None = None) -> tuple:
-    """The same key for a solution and all its images under the region's symmetries
-    (or under ``symmetries``, indices into ``SQUARE_SYMMETRIES``)."""
+def canonical_key(region: Region, solution: Solution, symmetries: Sequence[ProblemSymmetry] | None = None) -> tuple:
+    """The same key for a solution and all its images under ``symmetries`` (by default the
+    region's symmetries, every piece keeping its name)."""
     return min(_images(region, solution, symmetries))
 
 
-def _images(region: Region, solution: Solution, symmetries: Sequence[int] | None) -> list[tuple]:
+def _images(region: Region, solution: Solution, symmetries: Sequence[ProblemSymmetry] | None) -> list[tuple]:
+    if symmetries is None:
+        symmetries = [(symmetry, {}) for symmetry in region.symmetries()]
     return [
-        tuple(sorted((placed.piece, region.map_onto_itself(symmetry, placed.cells)) for placed in solution.placements))
-        for symmetry in (region.symmetries() if symmetries is None else symmetries)
+        tuple(
+            sorted(
+                (renaming.get(placed.piece, placed.piece), region.map_onto_itself(symmetry, placed.cells))
+                for placed in solution.placements
+            )
+        )
+        for symmetry, renaming in symmetries
     ]
 
 
-def is_canonical(region: Region, solution: Solution, symmetries: Sequence[int] | None = None) -> bool:
+def is_canonical(region: Region, solution: Solution, symmetries: Sequence[ProblemSymmetry] | None = None) -> bool:
     """True for exactly one solution of each class: the one that is the smallest image.
-    ``symmetries`` must start with the identity (0)."""
+    ``symmetries`` must start with the identity."""
     images = _images(region, solution, symmetries)
     return images[0] == min(images)
 
@@ -49,7 +63,7 @@ def canonical_filter(plan: Plan, model: Model) -> Callable[[Solution], bool] | N
     """Keeps one solution per class (the smallest image), without storing any."""
     if plan.region is None or not model.placements:
         return None
-    symmetries = problem_symmetries(model, plan.region)
+    symmetries = problem_symmetries(model, plan.region, plan.pieces)
     return lambda solution: is_canonical(plan.region, solution, symmetries)
 
 
@@ -63,6 +77,8 @@ def with_distinct(plan: Plan, model: Model, result: Outcome, collector: Collecto
         why = "counted in modes all and count only"
     elif result.termination != Termination.COMPLETED:
         why = "not counted: the run did not complete"
+    elif result.count == 0:
+        return attrs.evolve(result, distinct_count=0)
     elif plan.settings.mode == "all":
         if collector.accept is None:
             why = "not counted: the model has no placements to compare"

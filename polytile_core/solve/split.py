@@ -236,6 +236,7 @@ def solve_split(plan: Plan, model: Model, collector: Collector, stop: threading.
     if split.total is not None:
         details["subproblems"] = split.total
     if split.impossible:
+        details["certificate"] = details["split"]  # the decomposer's proof, said in the message
         return Outcome(
             termination=Termination.COMPLETED,
             found=Found.INFEASIBLE,

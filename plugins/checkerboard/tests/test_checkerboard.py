@@ -221,4 +221,5 @@ def test_a_run_ends_at_once_with_the_parity_certificate():
     result = run(make_plan(pipeline, HOST))
     assert (result.termination, result.found, result.count) == (Termination.COMPLETED, Found.INFEASIBLE, 0)
     assert result.message.startswith("impossible by checkerboard colouring: the region has parity 0")
+    assert result.details["certificate"] == "checkerboard"
     assert result.subproblems == ()

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import json
 import threading
+import time
 
 from ortools.sat.python import cp_model
 
+from polytile_core.errors import InputError
 from polytile_core.host.contracts import BackendResult, SolveSettings, relay_stop
 from polytile_core.model.zero_one import Model
 from polytile_core.output.results import Found, Termination
 from polytile_cpsat import CpsatOptions
+
+# Listing and counting with ``enumerate_all_solutions``: one worker (several find the same
+# solution more than once), and a presolve that keeps every feasible solution (CP-SAT
+# sets this itself when it is unset; a user's ``false`` would count the presolved model).
+_COUNTING_PARAMETERS: dict[str, bool | int] = {"num_workers": 1, "keep_all_feasible_solutions_in_presolve": True}
 
 
 class _Callback(cp_model.CpSolverSolutionCallback):
@@ -29,40 +37,75 @@ class _Callback(cp_model.CpSolverSolutionCallback):
             self.StopSearch()
 
 
+# Rows translated between two looks at the clock and the stop event.
+CHECK_EVERY = 1024
+
+
+def _translate(model: Model, deadline: float | None, stop: threading.Event):
+    """The model as a CpModel and its variables, or None when the deadline passes or
+    ``stop`` is set first.  Each row is one weighted sum, built in C++, not in Python."""
+
+    def out_of_time() -> bool:
+        return stop.is_set() or (deadline is not None and time.monotonic() >= deadline)
+
+    cp = cp_model.CpModel()
+    xs: list[cp_model.IntVar] = []
+    for start in range(0, model.num_variables, CHECK_EVERY * 16):
+        if out_of_time():
+            return None
+        xs.extend(cp.new_bool_var(label) for label in model.labels[start : start + CHECK_EVERY * 16])
+    for number, constraint in enumerate(model.constraints):
+        if number % CHECK_EVERY == 0 and out_of_time():
+            return None
+        expression = cp_model.LinearExpr.weighted_sum(
+            [xs[var] for var, _ in constraint.terms], [coefficient for _, coefficient in constraint.terms]
+        )
+        low = constraint.rhs if constraint.sense in ("==", ">=") else cp_model.INT_MIN
+        high = constraint.rhs if constraint.sense in ("==", "<=") else cp_model.INT_MAX
+        cp.add_linear_constraint(expression, low, high)
+    return cp, xs
+
+
 class CpsatBackend:
     def __init__(self, options: CpsatOptions | None = None):
         self.options = options or CpsatOptions()
 
     def solve(self, model: Model, settings: SolveSettings, on_solution, stop: threading.Event) -> BackendResult:
-        cp = cp_model.CpModel()
-        xs = [cp.NewBoolVar(label) for label in model.labels]
-        for constraint in model.constraints:
-            expression = sum(coefficient * xs[var] for var, coefficient in constraint.terms)
-            if constraint.sense == "==":
-                cp.Add(expression == constraint.rhs)
-            elif constraint.sense == "<=":
-                cp.Add(expression <= constraint.rhs)
-            else:
-                cp.Add(expression >= constraint.rhs)
+        # The time limit covers translating the model too: a 600,000-variable model takes seconds.
+        deadline = None if settings.time_limit is None else time.monotonic() + settings.time_limit
+        translated = _translate(model, deadline, stop)
+        if translated is None:
+            termination = Termination.INTERRUPTED if stop.is_set() else Termination.TIME_LIMIT
+            return BackendResult(termination, Found.NONE, "stopped while translating the model")
+        cp, xs = translated
         enumerate_all = settings.mode in ("all", "count")
         if model.objective is not None and not enumerate_all:
-            objective = sum(coefficient * xs[var] for var, coefficient in model.objective.items())
+            objective = cp_model.LinearExpr.weighted_sum(
+                [xs[var] for var in model.objective], list(model.objective.values())
+            )
             cp.Maximize(objective) if model.maximize else cp.Minimize(objective)
 
         solver = cp_model.CpSolver()
         params = solver.parameters
         params.catch_sigint_signal = False
         params.log_search_progress = self.options.log
-        if settings.time_limit is not None:
-            params.max_time_in_seconds = settings.time_limit
+        if deadline is not None:
+            params.max_time_in_seconds = max(deadline - time.monotonic(), 0.001)
         if settings.seed is not None:
             params.random_seed = settings.seed
         if enumerate_all:
             params.enumerate_all_solutions = True
-            params.num_workers = 1
+            for name, needed in _COUNTING_PARAMETERS.items():
+                setattr(params, name, needed)
         elif settings.workers:
             params.num_workers = settings.workers
         for name, value in self.options.parameters.items():  # checked when the options were read
+            if enumerate_all and name in _COUNTING_PARAMETERS and value != _COUNTING_PARAMETERS[name]:
+                raise InputError(
+                    f"modes all and count need {name} = {json.dumps(_COUNTING_PARAMETERS[name])} to count every tiling "
+                    "exactly once (docs/counting.md); leave it out",
+                    path=f"options.cpsat.parameters.{name}",
+                )
             setattr(params, name, value)
 
         callback = _Callback(

@@ -1,7 +1,9 @@
 """polytile plugin: the largest area a set of pieces can fence in (``problem = "enclose"``).
 
-The builder writes Furmanek's ILP made exact (see ``model.py``); every solution a run
-returns is re-checked by an independent flood fill (``check.py``).
+The builder writes Furmanek's ILP made exact (see ``model.py``) and states the problem
+for the ``fence`` backend, the default for enclosures: a boundary search that proves the
+largest pocket (``fence.py``, ``backend.py``).  Every solution a run returns is re-checked
+by an independent flood fill (``check.py``).
 """
 
 from __future__ import annotations
@@ -12,15 +14,12 @@ from typing import Literal
 import attrs
 
 from polytile_core import hookimpl
+from polytile_core.config.schema import doc
 from polytile_core.output.results import Solution
-
 from polytile_enclosure.check import EnclosureCheckError, check_fence, enclosed_area, enclosed_pockets
 
 __all__ = ["EncloseOptions", "EnclosureCheckError", "build", "check_fence", "enclosed_area", "enclosed_pockets"]
 
-
-def _doc(text: str) -> dict:
-    return {"description": text}
 
 
 @attrs.frozen
@@ -28,30 +27,40 @@ class EncloseOptions:
     """Options of the enclosure builder, from ``[options.enclose]``."""
 
     width: int | None = attrs.field(
-        default=None, metadata=_doc("board width; with height. Default: a square sized from the pieces (docs/enclosure.md)")
+        default=None,
+        metadata=doc("board width; with height. Default: a square sized from the pieces (docs/enclosure.md)"),
     )
-    height: int | None = attrs.field(default=None, metadata=_doc("board height; with width"))
+    height: int | None = attrs.field(default=None, metadata=doc("board height; with width"))
     neighbours: Literal[8, 4] = attrs.field(
         default=8,
-        metadata=_doc("8: classic rule, the outside leaks through corners, pieces close a fence edge to edge; "
-                      "4: Furmanek's literal rule, corner contacts close the fence"),
+        metadata=doc(
+            "8: classic rule, the outside leaks through corners, pieces close a fence edge to edge; "
+            "4: Furmanek's literal rule, corner contacts close the fence"
+        ),
     )
     score: Literal["pockets", "region"] = attrs.field(
-        default="pockets", metadata=_doc("pockets: every enclosed cell counts; region: only one connected enclosed region")
+        default="region",
+        metadata=doc(
+            "region: the largest connected enclosed region (the classic score; the fence backend proves it); "
+            "pockets: every enclosed cell counts (grid model backends such as cpsat only)"
+        ),
     )
     size_for_area: int = attrs.field(
         default=1,
-        metadata=_doc("size the automatic board only for pockets of at least this many cells: a smaller, faster "
-                      "board whose optimum is exact whenever it reaches this area"),
+        metadata=doc(
+            "size the automatic board only for pockets of at least this many cells: a smaller, faster "
+            "board whose optimum is exact whenever it reaches this area"
+        ),
     )
     symmetry_breaking: bool = attrs.field(
-        default=True, metadata=_doc("fix one asymmetric piece's orientation and pin the fence to the top and left edges")
+        default=True,
+        metadata=doc("fix one asymmetric piece's orientation and pin the fence to the top and left edges"),
     )
 
 
 def verify(solution: Solution, *, board: frozenset, neighbours: int, score: str) -> None:
     """The plugin's check of a returned fence, by flood fill (raises on disagreement)."""
-    fence = [tuple(cell) for placed in solution.placements for cell in placed.cells]
+    fence = [(x, y) for placed in solution.placements for x, y in placed.cells]
     check_fence(fence, solution.interior or (), solution.objective, board, neighbours, score)
 
 
@@ -72,4 +81,20 @@ def polytile_register_builders(register):
         build,
         options=EncloseOptions,
         help="fence in the largest area with the pieces (classic or 4-neighbour rule; all pockets or one region)",
+        backend="fence",
+    )
+
+
+def make_backend(options=None):
+    from polytile_enclosure.backend import FenceBackend
+
+    return FenceBackend()
+
+
+@hookimpl
+def polytile_register_backends(register):
+    register(
+        "fence",
+        make_backend,
+        help="enclosures only: the boundary search, which proves the largest pocket (the default for enclose)",
     )

@@ -10,10 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from polytile_core.model.geometry import Cell
-
-EDGE_STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1))
-KING_STEPS = EDGE_STEPS + ((1, 1), (1, -1), (-1, 1), (-1, -1))
+from polytile_core.model.geometry import EDGE_STEPS, KING_STEPS, Cell, components
 
 
 class EnclosureCheckError(AssertionError):
@@ -54,21 +51,7 @@ def enclosed_pockets(fence: Iterable[Cell], board: Iterable[Cell], neighbours: i
             if inside_box(cell) and cell not in outside and cell not in fence:
                 outside.add(cell)
                 frontier.append(cell)
-    enclosed = board - fence - outside
-    pockets = []
-    while enclosed:
-        start = enclosed.pop()
-        pocket, frontier = {start}, [start]
-        while frontier:
-            x, y = frontier.pop()
-            for dx, dy in moves:
-                cell = (x + dx, y + dy)
-                if cell in enclosed:
-                    enclosed.remove(cell)
-                    pocket.add(cell)
-                    frontier.append(cell)
-        pockets.append(frozenset(pocket))
-    return sorted(pockets, key=lambda pocket: (-len(pocket), min(pocket)))
+    return components(board - fence - outside, moves)
 
 
 def enclosed_area(fence: Iterable[Cell], board: Iterable[Cell], neighbours: int = 8, score: str = "pockets") -> int:
@@ -80,7 +63,12 @@ def enclosed_area(fence: Iterable[Cell], board: Iterable[Cell], neighbours: int 
 
 
 def check_fence(
-    fence: Iterable[Cell], interior: Iterable[Cell], objective: int | None, board: Iterable[Cell], neighbours: int, score: str
+    fence: Iterable[Cell],
+    interior: Iterable[Cell],
+    objective: int | None,
+    board: Iterable[Cell],
+    neighbours: int,
+    score: str,
 ) -> None:
     """Raise ``EnclosureCheckError`` unless the model's interior and objective are what the
     flood fill finds: every pocket (``pockets``), or exactly one whole pocket (``region``)."""
@@ -93,7 +81,9 @@ def check_fence(
     if score == "region":
         if interior not in pockets and (interior or pockets):
             sizes = [len(pocket) for pocket in pockets]
-            raise EnclosureCheckError(f"the model's region ({len(interior)} cells) is not one pocket of the fence (pockets: {sizes})")
+            raise EnclosureCheckError(
+                f"the model's region ({len(interior)} cells) is not one pocket of the fence (pockets: {sizes})"
+            )
         return
     truth = frozenset().union(*pockets)
     if interior != truth:

@@ -21,11 +21,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from polytile_core.errors import InputError
-from polytile_core.model.geometry import SQUARE_SYMMETRIES, Cell, Cells, Region, normalise, placements
-from polytile_core.model.zero_one import Model, Placement
-from polytile_core.model.problem import PieceType
+import attrs
 
+from polytile_core.errors import InputError
+from polytile_core.model.geometry import SQUARE_SYMMETRIES, Cell, Cells, Region, kind_symmetries, normalise, placements
+from polytile_core.model.problem import PieceType
+from polytile_core.model.zero_one import Model, Placement
 from polytile_enclosure.check import steps
 
 RULES = {
@@ -35,8 +36,20 @@ RULES = {
 SCORES = {"pockets": "pockets: every enclosed cell counts", "region": "region: one connected enclosed region"}
 
 
+@attrs.frozen
+class EnclosureProblem:
+    """The problem as stated, for the fence backend (``Model.problem``): it searches the
+    plane and then moves its fence onto the model's board."""
+
+    pieces: tuple[PieceType, ...]
+    neighbours: int
+    score: str
+    # An automatic board sized for every pocket holds every fence (docs/enclosure.md).
+    board_holds_every_fence: bool
+
+
 def fence_cells(pieces: Sequence[PieceType]) -> int:
-    return sum(piece.area * piece.maximum for piece in pieces)
+    return sum(piece.area * (piece.maximum or 0) for piece in pieces)  # build() refuses unlimited pieces
 
 
 def loop_cells(width: int, height: int, neighbours: int) -> int:
@@ -52,7 +65,11 @@ def loop_cells(width: int, height: int, neighbours: int) -> int:
 
 
 def longest_side(pieces: Sequence[PieceType]) -> int:
-    return max(max(max(x for x, _ in shape), max(y for _, y in shape)) + 1 for piece in pieces for shape in piece.orientations())
+    return max(
+        max(max(x for x, _ in shape), max(y for _, y in shape)) + 1
+        for piece in pieces
+        for shape in piece.orientations()
+    )
 
 
 def fence_boxes(pieces: Sequence[PieceType], neighbours: int, least_area: int = 1) -> set[tuple[int, int]]:
@@ -99,8 +116,7 @@ def auto_board(pieces: Sequence[PieceType], neighbours: int, least_area: int = 1
 def symmetry_group(pieces: Sequence[PieceType], board: Region) -> list[int]:
     """The board symmetries that also map every piece's allowed orientations onto themselves."""
     kinds = {piece.kind for piece in pieces}
-    allowed = {"free": range(8), "one-sided": range(4), "fixed": range(1)}
-    return [s for s in board.symmetries() if all(s in allowed[kind] for kind in kinds)]
+    return [s for s in board.symmetries() if all(s in kind_symmetries(kind) for kind in kinds)]
 
 
 def pinned_orientations(pieces: Sequence[PieceType], group: list[int]) -> tuple[str, list[Cells]] | None:
@@ -131,7 +147,9 @@ def build(pieces: tuple[PieceType, ...], region: Region | None, options) -> Mode
     options = options or EncloseOptions()
     for piece in pieces:
         if piece.maximum is None:
-            raise InputError(f"piece {piece.name!r} is unlimited; an enclosure needs a fixed number of pieces", path="pieces")
+            raise InputError(
+                f"piece {piece.name!r} is unlimited; an enclosure needs a fixed number of pieces", path="pieces"
+            )
         if piece.minimum != piece.maximum:
             raise InputError(f"piece {piece.name!r} needs an exact count (count = k) in an enclosure", path="pieces")
     board, how, rectangle = _board(pieces, region, options)
@@ -139,7 +157,9 @@ def build(pieces: tuple[PieceType, ...], region: Region | None, options) -> Mode
     cells = board.cells
     interior_cells = sorted(c for c in cells if all((c[0] + dx, c[1] + dy) in cells for dx, dy in moves))
     if not interior_cells:
-        raise InputError(f"the board ({how}) has no cell away from its edge, so nothing can be enclosed", path="options.enclose")
+        raise InputError(
+            f"the board ({how}) has no cell away from its edge, so nothing can be enclosed", path="options.enclose"
+        )
 
     group = symmetry_group(pieces, board) if options.symmetry_breaking else [0]
     pinned = pinned_orientations(pieces, group)
@@ -195,6 +215,8 @@ def build(pieces: tuple[PieceType, ...], region: Region | None, options) -> Mode
     model.objective = {var: 1 for var in interior.values()}
     model.maximize = True
     model.board = frozenset(cells)
+    automatic = region is None and options.width is None and options.height is None and options.size_for_area <= 1
+    model.problem = EnclosureProblem(pieces, options.neighbours, options.score, board_holds_every_fence=automatic)
     model.details = {
         "rule": RULES[options.neighbours],
         "score": SCORES[options.score],
@@ -228,9 +250,13 @@ def _board(pieces, region: Region | None, options) -> tuple[Region, str, bool]:
         return region, f"the [region], {region.width}×{region.height}", full
     if given:
         if options.width is None or options.height is None:
-            raise InputError("give both width and height (or neither, to size the board from the pieces)", path="options.enclose")
+            raise InputError(
+                "give both width and height (or neither, to size the board from the pieces)", path="options.enclose"
+            )
         if options.width < 1 or options.height < 1:
-            raise InputError(f"expected a positive width and height, got {options.width}×{options.height}", path="options.enclose")
+            raise InputError(
+                f"expected a positive width and height, got {options.width}×{options.height}", path="options.enclose"
+            )
         return Region.rectangle(options.width, options.height), f"{options.width}×{options.height}", True
     width, height = auto_board(pieces, options.neighbours, options.size_for_area)
     if options.size_for_area > 1:

@@ -1,9 +1,9 @@
 """The flood-fill checker on fences drawn by hand, whose enclosed areas are counted by eye."""
 
 import pytest
+from polytile_enclosure.check import EnclosureCheckError, check_fence, enclosed_area, enclosed_pockets
 
 from polytile_core.model.geometry import Region
-from polytile_enclosure.check import EnclosureCheckError, check_fence, enclosed_area, enclosed_pockets
 
 
 def fence_of(rows):

@@ -21,10 +21,9 @@ from itertools import chain
 
 import numpy as np
 
-from polytile_core.model.geometry import SQUARE_SYMMETRIES
+from polytile_core.model.geometry import SQUARE_SYMMETRIES, SYMMETRIES_OF_KIND
 
 # How many of the square's symmetries (rotations first) each kind identifies.
-SYMMETRIES_OF_KIND = {"free": 8, "one-sided": 4, "fixed": 1}
 BATCH = 200_000
 
 

@@ -3,13 +3,14 @@ constraint handler and a watcher that interrupts SCIP on request."""
 
 from __future__ import annotations
 
+import json
 import threading
 
 import pyscipopt
 from pyscipopt import SCIP_EVENTTYPE, SCIP_RESULT, SCIP_STAGE
 
-from polytile_core.host.contracts import BackendResult, SolveSettings
 from polytile_core.errors import InputError
+from polytile_core.host.contracts import BackendResult, SolveSettings
 from polytile_core.model.zero_one import Model
 from polytile_core.output.results import Found, Termination
 from polytile_scip import ScipOptions
@@ -17,6 +18,22 @@ from polytile_scip import ScipOptions
 # Below every built-in SCIP constraint handler (countsols, the lowest, uses -9,999,999):
 # the enumerator sees only solutions every real constraint has accepted.
 _ENFORCE_LAST = -10_000_000
+
+# What counting and listing need on top of SCIP's own counting settings
+# (``setParamsCountsols``), each checked by the cross-check in tests/test_crosscheck.py
+# and explained in docs/counting.md.  A one-to-one map between original and presolved
+# solutions: no dual reductions (they drop solutions "dominated" by others), no restarts,
+# no symmetry handling, no component presolving.  And no probing in presolving: when
+# probing fixes the last variables it leaves set-partitioning rows on no variable
+# behind, and SCIP's counting mode then counts the one assignment left twice.
+_COUNTING_PARAMETERS: dict[str, bool | int] = {
+    "misc/allowstrongdualreds": False,
+    "misc/allowweakdualreds": False,
+    "presolving/maxrestarts": 0,
+    "misc/usesymmetry": 0,
+    "constraints/components/maxprerounds": 0,
+    "propagating/probing/maxprerounds": 0,
+}
 
 # SCIP statuses that mean "a limit stopped the search" (the run did not complete).
 _LIMIT_STATUSES = {
@@ -38,8 +55,7 @@ class _Enumerator(pyscipopt.Conshdlr):
     It rejects every solution in ``conscheck``, so SCIP never stops at a first solution
     and the branching tree is searched to the end.  The leaves of a branching tree have
     disjoint domains, so no solution is reported twice (provided presolving keeps a
-    one-to-one map between original and presolved solutions: dual reductions, restarts
-    and symmetry handling are switched off for this).
+    one-to-one map between original and presolved solutions: ``_COUNTING_PARAMETERS``).
     """
 
     def __init__(self, model: Model, xs, on_found, stop: threading.Event):
@@ -196,12 +212,10 @@ class ScipBackend:
         if settings.seed is not None:
             scip.setIntParam("randomization/randomseedshift", settings.seed)
         if method != "search":
-            # A one-to-one map between original and presolved solutions: nothing may be
-            # removed because it is "dominated" or symmetric to something else.
             scip.setParamsCountsols()
-            scip.setBoolParam("misc/allowstrongdualreds", False)
-            scip.setBoolParam("misc/allowweakdualreds", False)
-        self._set_user_parameters(scip)
+            for name, value in _COUNTING_PARAMETERS.items():
+                scip.setParam(name, value)
+        self._set_user_parameters(scip, counting=method != "search")
 
         watch = _Watch(stop, decision if method == "search" else None, on_solution if method == "search" else None)
         scip.includeEventhdlr(watch, "polytile_watch", "stop on request; stream incumbents")
@@ -243,8 +257,14 @@ class ScipBackend:
             return self._listed(scip, "enumerate", enumerator.count, stop)
         return self._searched(scip, model, stop)
 
-    def _set_user_parameters(self, scip: pyscipopt.Model) -> None:
+    def _set_user_parameters(self, scip: pyscipopt.Model, counting: bool) -> None:
         for name, value in self.options.parameters.items():
+            if counting and name in _COUNTING_PARAMETERS and value != _COUNTING_PARAMETERS[name]:
+                raise InputError(
+                    f"modes all and count need {name} = {json.dumps(_COUNTING_PARAMETERS[name])} to count every tiling "
+                    "exactly once (docs/counting.md); leave it out",
+                    path=f"options.scip.parameters.{name}",
+                )
             try:
                 scip.setParam(name, value)
             except (KeyError, LookupError, TypeError, ValueError) as exc:

@@ -4,13 +4,13 @@ variables, errors raised in callbacks, and a run from a pipeline file."""
 import threading
 
 import pytest
+from polytile_scip import ScipBackend, ScipOptions
 
-from polytile_core.host.contracts import SolveSettings
 from polytile_core.cli.main import main
 from polytile_core.errors import InputError
+from polytile_core.host.contracts import SolveSettings
 from polytile_core.output.results import Found, Termination
 from polytile_core.testing import INSTANCES, ReferenceBackend, solve_with
-from polytile_scip import ScipBackend, ScipOptions
 
 FIVE_BY_SIX = next(i for i in INSTANCES if i.name == "5x6 L-trominoes")
 
@@ -51,6 +51,17 @@ def test_a_bad_scip_parameter_names_its_key():
     with pytest.raises(InputError) as error:
         solve_with(backend, FIVE_BY_SIX.model(), "one")
     assert error.value.path == "options.scip.parameters.no/such/parameter"
+
+
+@pytest.mark.parametrize("mode", ["count", "all"])
+def test_a_parameter_that_would_break_counting_is_refused(mode):
+    # Probing in presolving made SCIP's counting mode count a tiling twice (issue 23).
+    backend = ScipBackend(ScipOptions(parameters={"propagating/probing/maxprerounds": -1}))
+    with pytest.raises(InputError) as error:
+        solve_with(backend, FIVE_BY_SIX.model(), mode)
+    assert error.value.path == "options.scip.parameters.propagating/probing/maxprerounds"
+    result, _, _ = solve_with(backend, FIVE_BY_SIX.model(), "one")
+    assert result.found == Found.FEASIBLE
 
 
 def test_an_error_in_on_solution_reaches_the_caller():

@@ -5,22 +5,24 @@ from __future__ import annotations
 import contextlib
 import signal
 import sys
+import threading
 from pathlib import Path
 
 import attrs
 
-
+from polytile_core.cli.commands.render import prepare_renderer
+from polytile_core.cli.progress import ProgressLine
+from polytile_core.config.pipeline import Plan, load_plan, read_pipeline
 from polytile_core.errors import InputError
-from polytile_core.solve.checkpoint import Checkpoint
 from polytile_core.host.registry import Host
 from polytile_core.output.picture import ascii_picture
-from polytile_core.cli.commands.render import prepare_renderer
-from polytile_core.config.pipeline import load_plan, read_pipeline
-from polytile_core.cli.progress import ProgressLine
-from polytile_core.output.resultfile import result_text, write_result
+from polytile_core.output.resultfile import ResultLines, RunHeader, result_text, write_result
 from polytile_core.output.results import Result, Termination
+from polytile_core.solve.checkpoint import Checkpoint
 from polytile_core.solve.run import run
 
+# Solutions a streamed run (-o FILE.jsonl) keeps in memory, for the summary and --render.
+STREAMED_KEEP = 12
 
 # A run that ends in an error (a part that failed) gives no complete answer: scripts must see it.
 EXIT_CODES = {Termination.ERROR: 1, Termination.INTERRUPTED: 130}
@@ -36,7 +38,9 @@ def add(subparsers):
     command.add_argument("--jobs", type=int, metavar="N", help="parts of a split solved at once")
     command.add_argument("--executor", help="executor plugin for the parts of a split")
     command.add_argument(
-        "--scheduler", metavar="ADDRESS", help="a Dask scheduler, tcp://HOST:PORT, for the parts (implies --executor dask)"
+        "--scheduler",
+        metavar="ADDRESS",
+        help="a Dask scheduler, tcp://HOST:PORT, for the parts (implies --executor dask)",
     )
     command.add_argument(
         "--checkpoint", metavar="FILE", help="record each finished part of a split run in FILE (JSON lines)"
@@ -44,7 +48,12 @@ def add(subparsers):
     command.add_argument(
         "--resume", action="store_true", help="with --checkpoint: skip the parts FILE holds, count them in"
     )
-    command.add_argument("-o", "--output", metavar="FILE", help="write the result as .json or .toml ('-' = JSON on stdout)")
+    command.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write the result as .json, .toml or .jsonl (streamed, a line per solution); '-' = JSON on stdout",
+    )
     command.add_argument("--force", action="store_true", help="replace the output file if it exists")
     command.add_argument(
         "--render", metavar="FILE", help="also draw the result: .svg, .png or .txt (options: [options.render])"
@@ -88,6 +97,7 @@ def solve(arguments) -> int:
         plan = attrs.evolve(plan, checkpoint=Checkpoint.open(arguments.checkpoint, plan, resume=arguments.resume))
     to_stdout = arguments.output == "-"
     report = sys.stderr if to_stdout else sys.stdout
+    lines = None
     try:
         # The result file, and the picture's format, options and file, are checked now, not
         # after a long run.
@@ -97,31 +107,73 @@ def solve(arguments) -> int:
         if arguments.render:
             tables = read_pipeline(arguments.pipeline).options
             draw = prepare_renderer(host, arguments.render, tables=tables, force=arguments.force)
-        with ProgressLine(sys.stderr, enabled=not arguments.quiet) as progress:
-            result = run(plan, on_progress=progress)
+        if arguments.output and Path(arguments.output).suffix == ".jsonl":
+            # Streamed: each solution goes to the file as it comes; the run keeps only a few.
+            lines = ResultLines(arguments.output, header_of(plan), replace=arguments.force)
+            if plan.keep is None:
+                plan = attrs.evolve(plan, keep=STREAMED_KEEP)
+        stop, abandon = threading.Event(), threading.Event()
+        with ctrl_c_sets(stop, abandon):
+            with ProgressLine(sys.stderr, enabled=not arguments.quiet) as progress:
+                result = run(
+                    plan, on_progress=progress, on_solution=lines.add if lines else None, stop=stop, abandon=abandon
+                )
+            save(arguments, result, lines, draw, report)
     except InputError as exc:
+        if lines is not None:
+            lines.discard()
         raise exc.with_source(arguments.pipeline) from None
-    saving = (arguments.output and not to_stdout) or draw is not None
-    with interrupts_held():
-        if saving and result.termination.value == "interrupted" and not arguments.quiet:
-            print("polytile: interrupted; saving what was found", file=sys.stderr, flush=True)
-        if arguments.output and not to_stdout:
-            write_result(result, arguments.output, replace=arguments.force)
-        if to_stdout:
-            sys.stdout.write(result_text(result))
-        if draw is not None:
-            draw(result)
-    if not arguments.quiet:
-        print(summary(result), file=report)
+    except BaseException:
+        if lines is not None:
+            lines.discard()
+        raise
     return EXIT_CODES.get(result.termination, 0)
 
 
+def header_of(plan: Plan) -> RunHeader:
+    """The first line of a .jsonl result file: the run's settings."""
+    return RunHeader(
+        line="header",
+        problem=plan.problem,
+        mode=plan.settings.mode,
+        backend=plan.backend.name,
+        pieces=tuple(piece.name for piece in plan.pieces),
+        time_limit=plan.settings.time_limit,
+        distinct=plan.distinct,
+        split=plan.split.name if plan.split else None,
+        jobs=plan.jobs,
+    )
+
+
+def save(arguments, result: Result, lines: ResultLines | None, draw, report) -> None:
+    """Write the result file, the picture and the summary."""
+    to_stdout = arguments.output == "-"
+    saving = (arguments.output and not to_stdout) or draw is not None
+    if saving and result.termination.value == "interrupted" and not arguments.quiet:
+        print("polytile: interrupted; saving what was found", file=sys.stderr, flush=True)
+    if lines is not None:
+        lines.finish(result)
+    elif arguments.output and not to_stdout:
+        write_result(result, arguments.output, replace=arguments.force)
+    if to_stdout:
+        sys.stdout.write(result_text(result))
+    if draw is not None:
+        draw(result)
+    if not arguments.quiet:
+        print(summary(result), file=report)
+
+
 @contextlib.contextmanager
-def interrupts_held():
-    """Ctrl-C is ignored while the result is saved: a second Ctrl-C after the one that
-    stopped the search must not lose what the search found."""
+def ctrl_c_sets(stop: threading.Event, abandon: threading.Event):
+    """Ctrl-C sets ``stop`` (the search stops, what it found is saved); a second one sets
+    ``abandon`` (the run stops waiting for the backend to stop).  Ctrl-C never raises
+    here, so none can come between the end of the run and the saving of what it found."""
+
+    def on_ctrl_c(signum, frame):
+        (abandon if stop.is_set() else stop).set()
+
     try:
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        previous = signal.signal(signal.SIGINT, on_ctrl_c)
     except ValueError:  # not the main thread: an embedding program handles its own signals
         yield
         return
@@ -133,7 +185,9 @@ def interrupts_held():
 
 def summary(result: Result) -> str:
     """What a person wants to see: the status, the count, the first picture."""
-    lines = [f"status: {result.termination.value}, {result.found.value.replace('_', ' ')} ({result.backend}: {result.raw_status})"]
+    lines = [
+        f"status: {result.termination.value}, {result.found.value.replace('_', ' ')} ({result.backend}: {result.raw_status})"
+    ]
     if result.message:
         lines.append(result.message)
     if result.count is not None:
@@ -150,5 +204,3 @@ def summary(result: Result) -> str:
         lines.append(ascii_picture(result.solutions[0], result.region))
     lines.append(f"time: {result.seconds:.2f} s")
     return "\n".join(lines)
-
-

@@ -1,0 +1,325 @@
+/* The boundary dynamic program of the fence search (see fence.py for the geometry).
+ *
+ * A fence is a cycle of pieces.  The curve around the pocket runs along each piece's
+ * boundary (a "visit": one arc of it) and passes from piece to piece at a junction
+ * state (vertex, direction).  A move adds one piece: from state (v, d) to
+ * (v + dv, d'), gaining twice the shoelace area of its arc, 2a + cross(v, dv).
+ *
+ * dp(first, start) fills, for the cycles whose first piece is item ``first`` (the
+ * lowest item of the cycle) and that start and end at state (0, start), the best doubled
+ * area F[T][d][v] of a path that used items {first} + T and stands at (v, d).
+ * Overlaps are ignored, so the best closed value is an upper bound on the pocket.
+ * trace(...) walks the table backwards and lists the cycles of exactly a given value
+ * whose pieces do not overlap.  Both run with the GIL released.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define NEG INT16_MIN
+enum { MOVE_INTS = 5, VISIT_INTS = 8 };
+
+typedef struct {
+    PyObject_HEAD
+    int n_items, n_types, radius, width, cell_radius, cell_width;
+    int *item_type, *item_prev, *item_next, *reach;
+    int *moves, *move_start;     /* d_in, d_out, dx, dy, area2; grouped by type*4 + d_in  */
+    int *visits, *visit_start;   /* d_in, d_out, dx, dy, area2, shape, ox, oy; by type*4 + d_out */
+    int *cell_start, *cells;     /* shape -> its cells */
+    int16_t **tables;            /* per (first, start): F[T][d][position] */
+    volatile int cancelled;
+} Fence;
+
+static int *copy_ints(PyObject *bytes, Py_ssize_t *count) {
+    char *data;
+    Py_ssize_t size;
+    if (PyBytes_AsStringAndSize(bytes, &data, &size) < 0) return NULL;
+    int *out = malloc(size > 0 ? size : 1);
+    if (!out) { PyErr_NoMemory(); return NULL; }
+    memcpy(out, data, size);
+    if (count) *count = size / (Py_ssize_t)sizeof(int);
+    return out;
+}
+
+static void Fence_dealloc(Fence *self) {
+    free(self->item_type); free(self->item_prev); free(self->item_next); free(self->reach);
+    free(self->moves); free(self->move_start); free(self->visits); free(self->visit_start);
+    free(self->cell_start); free(self->cells);
+    if (self->tables) {
+        for (int k = 0; k < self->n_items * 4; k++) free(self->tables[k]);
+        free(self->tables);
+    }
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int Fence_init(Fence *self, PyObject *args, PyObject *kwds) {
+    PyObject *b[10];
+    if (!PyArg_ParseTuple(args, "iiiiOOOOOOOOOO", &self->n_items, &self->n_types, &self->radius,
+                          &self->cell_radius, &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6], &b[7], &b[8], &b[9]))
+        return -1;
+    int **targets[10] = {&self->item_type, &self->item_prev, &self->item_next, &self->reach, &self->moves,
+                         &self->move_start, &self->visits, &self->visit_start, &self->cell_start, &self->cells};
+    for (int k = 0; k < 10; k++)
+        if (!(*targets[k] = copy_ints(b[k], NULL))) return -1;
+    self->width = 2 * self->radius + 1;
+    self->cell_width = 2 * self->cell_radius + 1;
+    self->tables = calloc(self->n_items * 4, sizeof(int16_t *));
+    if (!self->tables) { PyErr_NoMemory(); return -1; }
+    return 0;
+}
+
+static inline int absolute(int x) { return x < 0 ? -x : x; }
+
+/* Sum of the reach of the items after ``first`` that are not in T (bit k = item first+1+k). */
+static int reach_left(Fence *self, int first, long t) {
+    int total = 0;
+    for (int item = first + 1; item < self->n_items; item++)
+        if (!(t >> (item - first - 1) & 1)) total += self->reach[self->item_type[item]];
+    return total;
+}
+
+/* An item may join T when its previous copy is already in the cycle (copies in order). */
+static inline int may_add(Fence *self, int first, long t, int item) {
+    int prev = self->item_prev[item];
+    if (prev < 0) return 1;
+    if (prev == first) return 1;
+    if (prev < first) return 0;
+    return (t >> (prev - first - 1)) & 1;
+}
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static PyObject *Fence_dp(Fence *self, PyObject *args) {
+    int first, start, timed_out = 0;
+    double seconds;
+    if (!PyArg_ParseTuple(args, "iid", &first, &start, &seconds)) return NULL;
+    double deadline = seconds > 0 ? now() + seconds : 0;
+    int rest = self->n_items - first - 1, width = self->width, radius = self->radius;
+    long subsets = 1L << rest, plane = (long)width * width, layer = 4 * plane;
+    int16_t *table = malloc(sizeof(int16_t) * subsets * layer);
+    if (!table) return PyErr_NoMemory();
+    int *best = malloc(sizeof(int) * subsets);
+    if (!best) { free(table); return PyErr_NoMemory(); }
+    Py_BEGIN_ALLOW_THREADS
+    for (long k = 0; k < subsets * layer; k++) table[k] = NEG;
+    int type = self->item_type[first];
+    for (int m = self->move_start[type * 4 + start]; m < self->move_start[type * 4 + start + 1]; m++) {
+        int *mv = self->moves + m * MOVE_INTS;
+        if (absolute(mv[2]) + absolute(mv[3]) > radius) continue;
+        long at = (long)mv[1] * plane + (long)(mv[2] + radius) * width + (mv[3] + radius);
+        if (table[at] < mv[4]) table[at] = (int16_t)mv[4];
+    }
+    for (long t = 0; t < subsets && !self->cancelled && !timed_out; t++) {
+        if (deadline > 0 && (t & 15) == 0 && now() > deadline) timed_out = 1;
+        int16_t *here = table + t * layer;
+        int left = reach_left(self, first, t);
+        int limit = left < radius ? left : radius;
+        for (int item = first + 1; item < self->n_items; item++) {
+            long bit = 1L << (item - first - 1);
+            if ((t & bit) || !may_add(self, first, t, item)) continue;
+            int16_t *there = table + (t | bit) * layer;
+            int kind = self->item_type[item];
+            int after = left - self->reach[kind];
+            for (int d = 0; d < 4; d++) {
+                int m0 = self->move_start[kind * 4 + d], m1 = self->move_start[kind * 4 + d + 1];
+                for (int x = -limit; x <= limit; x++) {
+                    int span = limit - absolute(x);
+                    int16_t *column = here + d * plane + (long)(x + radius) * width + radius;
+                    for (int y = -span; y <= span; y++) {
+                        int value = column[y];
+                        if (value == NEG) continue;
+                        for (int m = m0; m < m1; m++) {
+                            int *mv = self->moves + m * MOVE_INTS;
+                            int nx = x + mv[2], ny = y + mv[3];
+                            if (absolute(nx) + absolute(ny) > after) continue;
+                            int gain = value + mv[4] + x * mv[3] - y * mv[2];
+                            int16_t *slot = there + mv[1] * plane + (long)(nx + radius) * width + (ny + radius);
+                            if (*slot < gain) *slot = (int16_t)gain;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    long origin = (long)start * plane + (long)radius * width + radius;
+    for (long t = 0; t < subsets; t++) best[t] = table[t * layer + origin];
+    Py_END_ALLOW_THREADS
+    if (self->cancelled || timed_out) { free(table); free(best); Py_RETURN_NONE; }
+    free(self->tables[first * 4 + start]);
+    self->tables[first * 4 + start] = table;
+    PyObject *out = PyList_New(subsets);
+    for (long t = 0; t < subsets; t++) PyList_SET_ITEM(out, t, PyLong_FromLong(best[t] == NEG ? -1000000 : best[t]));
+    free(best);
+    return out;
+}
+
+typedef struct {
+    Fence *self;
+    int first, start, target, limit, found, stopped;
+    int16_t *table;
+    unsigned char *occupied;
+    int depth, *path;            /* per depth: item, visit, x, y */
+    int *out, out_len, out_cap;  /* found cycles: n, then n * (item, visit, x, y) */
+    double deadline;
+    long nodes;
+} Trace;
+
+/* Place (or, with mark = 0, lift) a visit's cells; 0 if a cell is taken or off the grid. */
+static int place(Trace *tr, int *visit, int x, int y, int mark) {
+    Fence *self = tr->self;
+    int shape = visit[5], r = self->cell_radius, w = self->cell_width;
+    for (int c = self->cell_start[shape]; c < self->cell_start[shape + 1]; c++) {
+        int cx = self->cells[2 * c] + x + visit[6], cy = self->cells[2 * c + 1] + y + visit[7];
+        if (absolute(cx) > r || absolute(cy) > r) return 0;
+        unsigned char *cell = tr->occupied + (long)(cx + r) * w + (cy + r);
+        if (mark && *cell) {
+            for (int u = self->cell_start[shape]; u < c; u++)
+                tr->occupied[(long)(self->cells[2 * u] + x + visit[6] + r) * w + (self->cells[2 * u + 1] + y + visit[7] + r)] = 0;
+            return 0;
+        }
+        *cell = (unsigned char)mark;
+    }
+    return 1;
+}
+
+static int record(Trace *tr) {
+    int need = 1 + 4 * tr->depth;
+    if (tr->out_len + need > tr->out_cap) {
+        int cap = 2 * tr->out_cap + need;
+        int *grown = realloc(tr->out, sizeof(int) * cap);
+        if (!grown) return 0;
+        tr->out = grown;
+        tr->out_cap = cap;
+    }
+    tr->out[tr->out_len++] = tr->depth;
+    memcpy(tr->out + tr->out_len, tr->path, sizeof(int) * 4 * tr->depth);
+    tr->out_len += 4 * tr->depth;
+    tr->found++;
+    return 1;
+}
+
+/* Backwards from state (x, y, d) after items {first} + T, with ``gained`` still to add. */
+static void walk_back(Trace *tr, long t, int x, int y, int d, int gained) {
+    Fence *self = tr->self;
+    if (tr->stopped) return;
+    if ((++tr->nodes & 4095) == 0 && (self->cancelled || (tr->deadline > 0 && now() > tr->deadline))) {
+        tr->stopped = 1;
+        return;
+    }
+    int radius = self->radius, width = self->width;
+    long plane = (long)width * width, layer = 4 * plane;
+    if (t == 0) {
+        int kind = self->item_type[tr->first];
+        for (int v = self->visit_start[kind * 4 + d]; v < self->visit_start[kind * 4 + d + 1]; v++) {
+            int *visit = self->visits + v * VISIT_INTS;
+            if (visit[0] != tr->start || visit[2] != x || visit[3] != y || visit[4] + gained != tr->target) continue;
+            if (!place(tr, visit, 0, 0, 1)) continue;
+            int *slot = tr->path + 4 * tr->depth;
+            slot[0] = tr->first; slot[1] = v; slot[2] = 0; slot[3] = 0;
+            tr->depth++;
+            if (!record(tr) || (tr->limit > 0 && tr->found >= tr->limit)) tr->stopped = 1;
+            tr->depth--;
+            place(tr, visit, 0, 0, 0);
+            if (tr->stopped) return;
+        }
+        return;
+    }
+    for (int item = tr->first + 1; item < self->n_items; item++) {
+        long bit = 1L << (item - tr->first - 1);
+        if (!(t & bit)) continue;
+        int next = self->item_next[item];
+        if (next >= 0 && (t >> (next - tr->first - 1) & 1)) continue;  /* the last copy leaves first */
+        int16_t *before = tr->table + (t ^ bit) * layer;
+        int kind = self->item_type[item];
+        for (int v = self->visit_start[kind * 4 + d]; v < self->visit_start[kind * 4 + d + 1]; v++) {
+            int *visit = self->visits + v * VISIT_INTS;
+            int px = x - visit[2], py = y - visit[3];
+            if (absolute(px) > radius || absolute(py) > radius) continue;
+            int value = before[visit[0] * plane + (long)(px + radius) * width + (py + radius)];
+            if (value == NEG) continue;
+            int gain = visit[4] + px * visit[3] - py * visit[2];
+            if (value + gain + gained < tr->target) continue;
+            if (!place(tr, visit, px, py, 1)) continue;
+            int *slot = tr->path + 4 * tr->depth;
+            slot[0] = item; slot[1] = v; slot[2] = px; slot[3] = py;
+            tr->depth++;
+            walk_back(tr, t ^ bit, px, py, visit[0], gained + gain);
+            tr->depth--;
+            place(tr, visit, px, py, 0);
+            if (tr->stopped) return;
+        }
+    }
+}
+
+static PyObject *Fence_trace(Fence *self, PyObject *args) {
+    int first, start, target, limit;
+    long t;
+    double seconds;
+    if (!PyArg_ParseTuple(args, "iiliid", &first, &start, &t, &target, &limit, &seconds)) return NULL;
+    Trace tr = {0};
+    tr.self = self; tr.first = first; tr.start = start; tr.target = target; tr.limit = limit;
+    tr.table = self->tables[first * 4 + start];
+    if (!tr.table) { PyErr_SetString(PyExc_RuntimeError, "trace before dp"); return NULL; }
+    tr.deadline = seconds > 0 ? now() + seconds : 0;
+    tr.occupied = calloc((size_t)self->cell_width * self->cell_width, 1);
+    tr.path = malloc(sizeof(int) * 4 * (self->n_items + 1));
+    if (!tr.occupied || !tr.path) { free(tr.occupied); free(tr.path); return PyErr_NoMemory(); }
+    Py_BEGIN_ALLOW_THREADS
+    walk_back(&tr, t, 0, 0, start, 0);
+    Py_END_ALLOW_THREADS
+    PyObject *cycles = PyList_New(0);
+    for (int at = 0; at < tr.out_len;) {
+        int n = tr.out[at++];
+        PyObject *cycle = PyTuple_New(n);
+        for (int k = 0; k < n; k++, at += 4)
+            PyTuple_SET_ITEM(cycle, k, Py_BuildValue("(iiii)", tr.out[at], tr.out[at + 1], tr.out[at + 2], tr.out[at + 3]));
+        PyList_Append(cycles, cycle);
+        Py_DECREF(cycle);
+    }
+    /* 1: walked to the end; 2: stopped at the limit of cycles; 0: out of time or cancelled */
+    int status = !tr.stopped ? 1 : (tr.limit > 0 && tr.found >= tr.limit ? 2 : 0);
+    free(tr.occupied); free(tr.path); free(tr.out);
+    return Py_BuildValue("(Ni)", cycles, status);
+}
+
+static PyObject *Fence_cancel(Fence *self, PyObject *unused) {
+    self->cancelled = 1;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef Fence_methods[] = {
+    {"dp", (PyCFunction)Fence_dp, METH_VARARGS,
+     "dp(first, start, seconds) -> best doubled area closing after each T (None if out of time or cancelled)"},
+    {"trace", (PyCFunction)Fence_trace, METH_VARARGS,
+     "trace(first, start, T, target, limit, seconds) -> (cycles, status)"},
+    {"cancel", (PyCFunction)Fence_cancel, METH_NOARGS, "ask a running dp or trace to stop soon (any thread)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject FenceType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "polytile_enclosure._fence.Fence",
+    .tp_basicsize = sizeof(Fence),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Fence_init,
+    .tp_dealloc = (destructor)Fence_dealloc,
+    .tp_methods = Fence_methods,
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_fence", "boundary dynamic program of the fence search", -1, NULL};
+
+PyMODINIT_FUNC PyInit__fence(void) {
+    if (PyType_Ready(&FenceType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (!m) return NULL;
+    Py_INCREF(&FenceType);
+    PyModule_AddObject(m, "Fence", (PyObject *)&FenceType);
+    return m;
+}

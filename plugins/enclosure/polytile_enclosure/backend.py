@@ -1,0 +1,126 @@
+"""The fence backend: the boundary search (``fence.py``) answering an enclosure model.
+
+It reads the problem the builder states (``Model.problem``), searches the plane, and
+moves each fence it finds onto the model's board (turned if the pieces may turn), so
+its answer is a point of the grid model: placements the model has, and the pocket's
+interior cells.  A fence that fits no way is passed over, so on a board given by the
+user the answer is the best fence on that board.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+from polytile_core.errors import InputError
+from polytile_core.host.contracts import BackendResult, OnSolution, SolveSettings
+from polytile_core.model.geometry import SQUARE_SYMMETRIES, Cell, kind_symmetries
+from polytile_core.model.zero_one import Model
+from polytile_core.output.results import Found, Termination
+from polytile_enclosure.check import enclosed_pockets
+from polytile_enclosure.fence import BoundarySearch, Fenced
+from polytile_enclosure.model import EnclosureProblem
+
+PROOF = {
+    8: "boundary dynamic program (classic rule: pieces joined edge to edge around the pocket), "
+    "every better level refuted by the backward walk",
+    4: "boundary dynamic program (4-neighbour rule: pieces touching at corners around the pocket), "
+    "every better level refuted by the backward walk",
+}
+
+
+class FenceBackend:
+    def solve(
+        self, model: Model, settings: SolveSettings, on_solution: OnSolution, stop: threading.Event
+    ) -> BackendResult:
+        problem = model.problem
+        if not isinstance(problem, EnclosureProblem):
+            raise InputError('the fence backend solves problem = "enclose" only', path="solve.backend")
+        if problem.score != "region":
+            raise InputError(
+                'the fence backend proves the largest pocket (score = "region"); '
+                'score = "pockets" needs an ILP backend such as backend = "cpsat"',
+                path="options.enclose.score",
+            )
+        board = BoardFit(model, problem)
+        search = BoundarySearch(problem.pieces, problem.neighbours)
+        outcome = search.solve(
+            accept=board.place,
+            time_limit=settings.time_limit,
+            workers=settings.workers or os.cpu_count() or 1,
+            stop=stop,
+        )
+        for fenced in outcome.fences:
+            on_solution(board.variables(fenced))
+        best = max((len(fenced.pocket) for fenced in outcome.fences), default=None)
+        if outcome.proved and best is None:
+            on_solution([])  # nothing can be enclosed: every piece parked, area 0
+            best = 0
+        details = {
+            "method": "boundary search (docs/enclosure.md): the pieces around the pocket in a cycle, "
+            "the area summed by the shoelace formula",
+            "bound proof": PROOF[problem.neighbours] if outcome.proved else "the bound the backward walk had reached",
+            "levels walked": outcome.levels,
+            "fences checked": outcome.cycles_checked,
+            "dynamic program seconds": round(outcome.seconds_dp, 2),
+        }
+        if outcome.proved:
+            return BackendResult(
+                Termination.COMPLETED, Found.OPTIMAL, "proved", objective=best, bound=best, details=details
+            )
+        termination = Termination.INTERRUPTED if stop.is_set() else Termination.TIME_LIMIT
+        found = Found.FEASIBLE if best is not None else Found.NONE
+        return BackendResult(termination, found, "stopped", objective=best, bound=outcome.bound, details=details)
+
+
+class BoardFit:
+    """Moves a fence onto the model's board: the model's own placements and interior cells."""
+
+    def __init__(self, model: Model, problem: EnclosureProblem):
+        self.model = model
+        self.problem = problem
+        self.board = model.board
+        self.placement = {(p.piece, frozenset(p.cells)): var for var, p in model.placements.items()}
+        self.interior = {cell: var for var, cell in model.interior.items()}
+        kinds = {piece.kind for piece in problem.pieces}
+        self.symmetries = [s for s in range(8) if all(s in kind_symmetries(kind) for kind in kinds)]
+        xs, ys = [x for x, _ in self.board], [y for _, y in self.board]
+        self.low, self.high = (min(xs), min(ys)), (max(xs), max(ys))
+        self.rectangle = len(self.board) == (self.high[0] - self.low[0] + 1) * (self.high[1] - self.low[1] + 1)
+
+    def place(self, fenced: Fenced) -> Fenced | None:
+        for symmetry in self.symmetries:
+            turned = [
+                (name, [SQUARE_SYMMETRIES[symmetry](x, y) for x, y in cells]) for name, cells in fenced.placements
+            ]
+            for shift in self._shifts([cell for _, cells in turned for cell in cells]):
+                placed = tuple(
+                    (name, tuple(sorted((x + shift[0], y + shift[1]) for x, y in cells))) for name, cells in turned
+                )
+                if all((name, frozenset(cells)) in self.placement for name, cells in placed):
+                    pocket = self._pocket(placed)
+                    if len(pocket) >= len(fenced.pocket) and all(cell in self.interior for cell in pocket):
+                        return Fenced(placed, pocket)
+        if self.problem.board_holds_every_fence:
+            raise AssertionError("the automatic board cannot hold a fence the boundary search found (a sizing bug)")
+        return None
+
+    def _shifts(self, cells: list[Cell]):
+        """Translations putting the fence on the board: flush with the top and left edges on a
+        rectangle (where the grid model pins it), every one in the board's box otherwise."""
+        low_x, low_y = min(x for x, _ in cells), min(y for _, y in cells)
+        high_x, high_y = max(x for x, _ in cells), max(y for _, y in cells)
+        if self.rectangle:
+            yield self.low[0] - low_x, self.low[1] - low_y
+            return
+        for dx in range(self.low[0] - low_x, self.high[0] - high_x + 1):
+            for dy in range(self.low[1] - low_y, self.high[1] - high_y + 1):
+                yield dx, dy
+
+    def _pocket(self, placed) -> frozenset[Cell]:
+        pockets = enclosed_pockets([cell for _, cells in placed for cell in cells], self.board, self.problem.neighbours)
+        return pockets[0] if pockets else frozenset()
+
+    def variables(self, fenced: Fenced) -> list[int]:
+        chosen = [self.placement[(name, frozenset(cells))] for name, cells in fenced.placements]
+        return sorted(chosen + [self.interior[cell] for cell in fenced.pocket])

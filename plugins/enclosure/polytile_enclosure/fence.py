@@ -1,0 +1,351 @@
+"""The boundary search: the largest pocket a set of pieces can fence in, proved.
+
+Our own implementation of the method of "Optimal Polyomino Fences" (Brömme,
+Langlois-Rémillard, Rote, Roldán et al., 2026).  Walk around a pocket P with P on the
+left: the curve runs along cell edges whose right-hand cell is a fence cell.  Cut it
+where the right-hand piece changes: each stretch is one arc of one piece's clockwise
+boundary, and consecutive pieces meet at a *junction*.
+
+- Classic rule (8 neighbours): consecutive pieces share a unit edge at the junction
+  vertex; the junction state is (vertex, direction of that shared edge).  Where the curve
+  turns round a corner cell of a third piece, that piece joins with an empty arc.
+- 4-neighbour rule: consecutive pieces only touch at the junction vertex; the state is
+  (vertex, heading of the curve).
+
+The shoelace formula adds the area along the way: an arc from v to v + dv gains
+``a + cross(v, dv) / 2`` where ``a`` depends on the arc alone.  A dynamic program over
+(state, set of pieces used) that ignores overlaps (``_fence.c``) gives the best closed
+value, an upper bound on every pocket (each piece is used at most once: a piece met
+twice on the curve can be cut out of one of the two loops it closes, which keeps the
+pocket and only adds area).  The bound counts P and anything P surrounds, so it is a
+bound on the *largest pocket* (score "region").  A backward walk through the table lists
+the cycles of exactly the bound whose pieces do not overlap; the flood-fill checker
+decides whether one really encloses that many cells.  If none does, the bound drops by
+one and the walk repeats: the first level with a real fence is the optimum.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+import attrs
+
+from polytile_core.errors import InputError
+from polytile_core.host.contracts import relay_stop
+from polytile_core.model.geometry import Cell
+from polytile_core.model.problem import PieceType
+from polytile_enclosure._fence import Fence
+from polytile_enclosure.check import enclosed_pockets
+
+# Headings E, N, W, S; left(h) = h + 1, right(h) = h + 3, reverse = h + 2 (mod 4).
+HEADINGS = ((1, 0), (0, 1), (-1, 0), (0, -1))
+RIGHT, STRAIGHT, LEFT = 3, 0, 1
+VALUE_LIMIT = 32000  # the table holds doubled areas as 16-bit integers
+TABLE_LIMIT = 4e9  # bytes of tables (the 12 pentominoes need 0.15 GB)
+
+
+def clockwise_walk(shape: Sequence[Cell]) -> list[tuple[Cell, int]]:
+    """The piece's boundary walked with the piece on the right: (start vertex, heading) per edge."""
+    cells = set(shape)
+    edges: dict[Cell, list[tuple[Cell, int]]] = {}
+    for x, y in cells:
+        sides = (
+            ((x, y - 1), (x + 1, y), 2),  # bottom: heading W
+            ((x, y + 1), (x, y + 1), 0),  # top: heading E
+            ((x - 1, y), (x, y), 1),  # left: heading N
+            ((x + 1, y), (x + 1, y + 1), 3),  # right: heading S
+        )
+        for neighbour, start, heading in sides:
+            if neighbour not in cells:
+                edges.setdefault(start, []).append((start, heading))
+    if any(len(out) > 1 for out in edges.values()):
+        raise ValueError("the piece touches itself at a corner")
+    start = min(edges)
+    walk, vertex = [], start
+    while True:
+        edge = edges[vertex][0]
+        walk.append(edge)
+        dx, dy = HEADINGS[edge[1]]
+        vertex = (vertex[0] + dx, vertex[1] + dy)
+        if vertex == start:
+            break
+    if len(walk) != sum(len(out) for out in edges.values()):
+        raise ValueError("the piece has a hole")
+    return walk
+
+
+def turn(before: int, after: int) -> int:
+    return (after - before) % 4
+
+
+@attrs.frozen
+class Visit:
+    """One piece's arc on the curve: from state (0, d_in) to (dv, d_out), gaining area2 / 2
+    at the origin; the piece's cells are ``shape`` moved by (ox, oy) from the entry vertex."""
+
+    d_in: int
+    d_out: int
+    dx: int
+    dy: int
+    area2: int
+    shape: int
+    ox: int
+    oy: int
+
+
+def visits(shape: Sequence[Cell], shape_index: int, neighbours: int) -> list[Visit]:
+    """Every arc of one oriented piece that the curve around a pocket can follow."""
+    walk = clockwise_walk(shape)
+    length = len(walk)
+    vertex = [start for start, _ in walk]
+    heading = [h for _, h in walk]
+    found = []
+
+    def arc_area2(first: int, count: int, origin: Cell) -> int:
+        total = 0
+        for k in range(first, first + count):
+            (ax, ay), (bx, by) = vertex[k % length], vertex[(k + 1) % length]
+            total += (ax - origin[0]) * (by - origin[1]) - (bx - origin[0]) * (ay - origin[1])
+        return total
+
+    def add(d_in, d_out, entry: Cell, leave: Cell, area2):
+        found.append(
+            Visit(d_in, d_out, leave[0] - entry[0], leave[1] - entry[1], area2, shape_index, -entry[0], -entry[1])
+        )
+
+    if neighbours == 8:
+        # e_in = edge a (shared with the previous piece), arc = edges a+1 .. b-1, e_out = edge b.
+        for a in range(length):
+            for k in range(1, length):
+                b = (a + k) % length
+                arc = k - 1
+                if arc == 0:
+                    if turn(heading[a], heading[b]) != RIGHT:
+                        continue
+                else:
+                    if turn(heading[a], heading[(a + 1) % length]) not in (RIGHT, STRAIGHT):
+                        continue
+                    if turn(heading[(b - 1) % length], heading[b]) not in (RIGHT, STRAIGHT):
+                        continue
+                entry = vertex[(a + 1) % length]
+                add((heading[a] + 2) % 4, heading[b], entry, vertex[b], arc_area2(a + 1, arc, entry))
+    else:
+        # arc = edges s .. t-1 (at least one); the curve arrives at vertex s heading h.
+        for s in range(length):
+            entering = turn(heading[s - 1], heading[s])
+            if entering not in (RIGHT, STRAIGHT):
+                continue
+            states = [(heading[s] + 3) % 4] + ([heading[s]] if entering == RIGHT else [])
+            for arc in range(1, length):
+                t = (s + arc) % length
+                if turn(heading[(t - 1) % length], heading[t]) not in (RIGHT, STRAIGHT):
+                    continue
+                entry = vertex[s]
+                area2 = arc_area2(s, arc, entry)
+                for state in states:
+                    add(state, heading[(t - 1) % length], entry, vertex[t], area2)
+    return found
+
+
+@attrs.frozen
+class Fenced:
+    """A fence the search accepted: the pieces placed and the pocket they enclose."""
+
+    placements: tuple[tuple[str, tuple[Cell, ...]], ...]
+    pocket: frozenset[Cell]
+
+
+@attrs.frozen
+class Outcome:
+    """The fences of the best pocket found, the bound (proved, or the level the walk had
+    reached), and how much work it took."""
+
+    fences: tuple[Fenced, ...]
+    bound: int | None
+    proved: bool
+    levels: int
+    cycles_checked: int
+    seconds_dp: float
+
+
+class BoundarySearch:
+    """Prepare the moves of every piece and run the dynamic program and the backward walk."""
+
+    def __init__(self, pieces: Sequence[PieceType], neighbours: int):
+        """Refuses (``InputError``) pieces with holes and sets whose tables would not fit in memory."""
+        self.neighbours = neighbours
+        self.items: list[int] = []
+        self.pieces = list(pieces)
+        for number, piece in enumerate(self.pieces):
+            self.items += [number] * (piece.maximum or 0)  # the builder refuses unlimited pieces
+        self.shapes: list[tuple[int, tuple[Cell, ...]]] = []
+        self.by_type: list[list[Visit]] = []
+        for number, piece in enumerate(self.pieces):
+            found = []
+            for shape in piece.orientations():
+                try:
+                    found += visits(shape, len(self.shapes), neighbours)
+                except ValueError as exc:
+                    raise InputError(f'piece {piece.name!r}: {exc}; use method = "grid"', path="pieces") from None
+                self.shapes.append((number, tuple(shape)))
+            self.by_type.append(found)
+        self.reach = [max(abs(v.dx) + abs(v.dy) for v in found) for found in self.by_type]
+        total = sum(self.reach[t] for t in self.items)
+        self.radius = total // 2 + 1
+        extent = max(max(max(abs(x), abs(y)) for x, y in cells) for _, cells in self.shapes)
+        self.cell_radius = self.radius + 2 * extent + 2
+        worst = sum(
+            max(abs(v.area2) + 2 * self.radius * (abs(v.dx) + abs(v.dy)) for v in self.by_type[t]) for t in self.items
+        )
+        if worst > VALUE_LIMIT:
+            raise InputError(
+                f"too many or too large pieces for the fence backend (its 16-bit tables would need areas up to "
+                f'{worst // 2}); use backend = "cpsat"',
+                path="pieces",
+            )
+        rotations_closed = all(piece.kind in ("free", "one-sided") for piece in self.pieces)
+        self.starts = [0] if rotations_closed else [0, 1, 2, 3]
+        table_bytes = sum(
+            2 ** (len(self.items) - 1 - i) * 4 * (2 * self.radius + 1) ** 2 * 2
+            for i, kind in enumerate(self.items)
+            if i == 0 or self.items[i - 1] != kind
+        ) * len(self.starts)
+        if table_bytes > TABLE_LIMIT:
+            raise InputError(
+                f"the fence backend would need {table_bytes / 1e9:.0f} GB of tables for {len(self.items)} pieces "
+                '(at most 4 GB); use backend = "cpsat"',
+                path="pieces",
+            )
+        self.fence = Fence(len(self.items), len(self.pieces), self.radius, self.cell_radius, *self._tables())
+
+    def _tables(self) -> list[bytes]:
+        import array
+
+        def ints(values) -> bytes:
+            return array.array("i", values).tobytes()
+
+        prev, following = [], []
+        for k, kind in enumerate(self.items):
+            prev.append(k - 1 if k > 0 and self.items[k - 1] == kind else -1)
+            following.append(k + 1 if k + 1 < len(self.items) and self.items[k + 1] == kind else -1)
+        moves, move_start = [], [0]
+        for found in self.by_type:
+            for d in range(4):
+                best: dict[tuple, int] = {}
+                for v in found:
+                    if v.d_in == d:
+                        key = (v.d_out, v.dx, v.dy)
+                        best[key] = max(best.get(key, v.area2), v.area2)
+                for (d_out, dx, dy), area2 in sorted(best.items()):
+                    moves += [d, d_out, dx, dy, area2]
+                move_start.append(len(moves) // 5)
+        self.visit_rows: list[Visit] = []
+        visit_start = [0]
+        for found in self.by_type:
+            for d in range(4):
+                self.visit_rows += [v for v in found if v.d_out == d]
+                visit_start.append(len(self.visit_rows))
+        rows = [value for v in self.visit_rows for value in attrs.astuple(v)]
+        cell_start, cells = [0], []
+        for _, shape in self.shapes:
+            cells += [c for cell in shape for c in cell]
+            cell_start.append(len(cells) // 2)
+        return [
+            ints(self.items),
+            ints(prev),
+            ints(following),
+            ints(self.reach),
+            ints(moves),
+            ints(move_start),
+            ints(rows),
+            ints(visit_start),
+            ints(cell_start),
+            ints(cells),
+        ]
+
+    def placements_of(self, cycle) -> tuple[tuple[str, tuple[Cell, ...]], ...]:
+        placed = []
+        for _item, row, x, y in cycle:
+            visit = self.visit_rows[row]
+            kind, shape = self.shapes[visit.shape]
+            cells = tuple(sorted((cx + x + visit.ox, cy + y + visit.oy) for cx, cy in shape))
+            placed.append((self.pieces[kind].name, cells))
+        return tuple(placed)
+
+    def largest_pocket(self, placements) -> frozenset[Cell]:
+        fence = [cell for _, cells in placements for cell in cells]
+        xs, ys = [x for x, _ in fence], [y for _, y in fence]
+        box = {(x, y) for x in range(min(xs), max(xs) + 1) for y in range(min(ys), max(ys) + 1)}
+        pockets = enclosed_pockets(fence, box, self.neighbours)
+        return pockets[0] if pockets else frozenset()
+
+    def solve(
+        self,
+        *,
+        accept: Callable[[Fenced], Fenced | None] = lambda fenced: fenced,
+        every: bool = False,
+        time_limit: float | None = None,
+        workers: int = 1,
+        stop: threading.Event | None = None,
+    ) -> Outcome:
+        """Walk the levels down from the dynamic program's bound until a fence that
+        ``accept`` takes (it may move it, e.g. onto a board) encloses the level; with
+        ``every``, list every such fence at that level."""
+        stop = stop or threading.Event()
+        started = time.perf_counter()
+        deadline = None if time_limit is None else started + time_limit
+        with relay_stop(stop, self.fence.cancel):
+            return self._levels(accept, every, deadline, workers, stop, started)
+
+    def _levels(self, accept, every, deadline, workers, stop, started) -> Outcome:
+        firsts = [
+            (i, s) for i, kind in enumerate(self.items) if i == 0 or self.items[i - 1] != kind for s in self.starts
+        ]
+        candidates: list[tuple[int, int, int, int]] = []
+        with ThreadPoolExecutor(max(1, workers)) as pool:
+
+            def table(job):
+                left = 0.0 if deadline is None else max(deadline - time.perf_counter(), 1e-3)
+                return self.fence.dp(*job, left)
+
+            for (first, start), closing in zip(firsts, pool.map(table, firsts), strict=True):
+                if closing is None:
+                    return Outcome((), None, False, 0, 0, time.perf_counter() - started)
+                candidates += [(value, first, start, t) for t, value in enumerate(closing) if value > 0]
+        seconds_dp = time.perf_counter() - started
+        candidates.sort(reverse=True)
+        # Every non-overlapping cycle of value >= level has been looked at, so the optimum is
+        # at most max(size, level - 1); and a fence with pocket p has a cycle of value >= p.
+        best: list[Fenced] = []
+        size = checked = levels = 0
+        level = candidates[0][0] // 2 if candidates else 0
+        while level > 0 and (size < level or (every and size == level)):
+            levels += 1
+            for value, first, start, t in candidates:
+                if value < 2 * level:
+                    break
+                left = 0.0 if deadline is None else deadline - time.perf_counter()
+                if stop.is_set() or (deadline is not None and left <= 0):
+                    return Outcome(tuple(best), max(size, level), False, levels, checked, seconds_dp)
+                cycles, status = self.fence.trace(first, start, t, 2 * level, 0, left)
+                for cycle in cycles:
+                    checked += 1
+                    placements = self.placements_of(cycle)
+                    pocket = self.largest_pocket(placements)
+                    if not pocket or len(pocket) < size or (len(pocket) == size and not every):
+                        continue
+                    fenced = accept(Fenced(placements, pocket))
+                    if fenced is None:
+                        continue
+                    if len(fenced.pocket) > size:
+                        size, best = len(fenced.pocket), []
+                    best.append(fenced)
+                    if size >= level and not every:
+                        return Outcome(tuple(best), size, True, levels, checked, seconds_dp)
+                if status == 0:
+                    return Outcome(tuple(best), max(size, level), False, levels, checked, seconds_dp)
+            level -= 1
+        return Outcome(tuple(best), size, True, levels, checked, seconds_dp)

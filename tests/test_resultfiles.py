@@ -1,0 +1,134 @@
+"""Result files: the compact JSON, and the streamed JSON Lines a listing writes as it goes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from polytile_core import api
+from polytile_core.cli.commands import solve as solve_command
+from polytile_core.cli.main import main
+from polytile_core.output.resultfile import read_result, write_result
+from polytile_core.solve.run import run
+
+ROOT = Path(__file__).parent.parent
+# 5×6 with L-trominoes: 72 tilings (OEIS A084478, shared/oracles.md).
+L_TROMINOES = """
+[region]
+width = 6
+height = 5
+[[pieces]]
+name = "L"
+shape = ["#.", "##"]
+unlimited = true
+[solve]
+backend = "exactcover"
+mode = "all"
+"""
+BOARD = sorted((x, y) for x in range(6) for y in range(5))
+
+
+def tilings(solutions):
+    """Each tiling as a set of placements, checked to cover the board once."""
+    found = set()
+    for solution in solutions:
+        assert sorted(cell for placed in solution.placements for cell in placed.cells) == BOARD
+        found.add(frozenset((placed.piece, tuple(sorted(placed.cells))) for placed in solution.placements))
+    return found
+
+
+@pytest.fixture
+def pipeline(tmp_path):
+    path = tmp_path / "l.toml"
+    path.write_text(L_TROMINOES)
+    return path
+
+
+def test_a_listing_streams_every_tiling_to_jsonl_and_keeps_only_a_few(tmp_path, pipeline, monkeypatch):
+    kept = []
+
+    def watched_run(plan, **keywords):
+        result = run(plan, **keywords)
+        kept.append(len(result.solutions))
+        return result
+
+    monkeypatch.setattr(solve_command, "run", watched_run)
+    out = tmp_path / "all.jsonl"
+    assert main(["solve", str(pipeline), "-q", "-o", str(out)]) == 0
+    assert kept == [solve_command.STREAMED_KEEP]  # the run held 12 of the 72 in memory
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [line["line"] for line in lines] == ["header"] + ["solution"] * 72 + ["end"]
+    assert lines[0]["backend"] == "exactcover" and lines[0]["mode"] == "all"
+    assert lines[-1]["count"] == lines[-1]["solutions_written"] == 72
+    schema = json.loads((ROOT / "schemas" / "result-lines.schema.json").read_text())
+    for line in lines:
+        jsonschema.validate(line, schema)
+    result = read_result(out)
+    assert result.count == 72 and len(tilings(result.solutions)) == 72
+    assert not [path.name for path in tmp_path.iterdir() if path.name.endswith(".tmp")]
+
+
+def test_render_draws_from_jsonl(tmp_path, pipeline):
+    out = tmp_path / "all.jsonl"
+    assert main(["solve", str(pipeline), "-q", "-o", str(out)]) == 0
+    assert main(["render", str(out), "-o", str(tmp_path / "all.txt")]) == 0
+    pictures = (tmp_path / "all.txt").read_text().strip().split("\n\n")
+    assert len(pictures) == 72 and all(len(picture.splitlines()) == 5 for picture in pictures)
+    assert main(["render", str(out), "-o", str(tmp_path / "all.svg"), "--limit", "3"]) == 0
+    svg = (tmp_path / "all.svg").read_text()
+    assert svg.count('class="piece"') == 3 * 30 and "3 of 72 solutions shown" in svg
+
+
+def test_json_and_jsonl_hold_the_same_tilings(tmp_path, pipeline):
+    assert main(["solve", str(pipeline), "-q", "-o", str(tmp_path / "all.json")]) == 0
+    assert main(["solve", str(pipeline), "-q", "-o", str(tmp_path / "all.jsonl")]) == 0
+    whole, streamed = read_result(tmp_path / "all.json"), read_result(tmp_path / "all.jsonl")
+    assert tilings(whole.solutions) == tilings(streamed.solutions)
+    # A tiling of 10 pieces takes one line of about 230 bytes, not a table per cell.
+    text = (tmp_path / "all.json").read_text()
+    assert len(text) < 72 * 250 + 2000
+
+
+def test_a_result_reads_back_as_it_was_written(tmp_path):
+    result = api.solve(
+        api.plan(
+            ["###", "#.#", "###"], [api.piece("L", ["##", "#."], count=2), api.piece("I", ["##"])], backend="cpsat"
+        )
+    )
+    for name in ("r.json", "r.toml"):
+        write_result(result, tmp_path / name)
+        assert read_result(tmp_path / name) == result
+
+
+@pytest.mark.parametrize(
+    "lines, expected",
+    [
+        ([], "no closing line"),
+        (['{"line": "solution", "placements": []}'], "starts with its header line"),
+        (
+            ["HEADER", '{"line": "solution", "placements": [["L", [0, 0, 1]]]}', "END"],
+            "line 2.placements[0]: expected x and y",
+        ),
+        (["HEADER", '{"line": "solution", "placements": []}'], "no closing line"),
+        (["HEADER", "END", "END"], "line 3: nothing may follow the closing line"),
+        (["HEADER", "{not json"], "line 2: not JSON"),
+        (
+            ["HEADER", '{"line": "solution", "placements": []}', "END"],
+            "the closing line says 0 solutions, the file holds 1",
+        ),
+    ],
+)
+def test_a_broken_jsonl_file_is_refused_in_one_line(tmp_path, capsys, lines, expected):
+    header = '{"line": "header", "problem": "tiling", "mode": "all", "backend": "cpsat", "pieces": ["L"]}'
+    end = (
+        '{"line": "end", "termination": "completed", "found": "feasible", "mode": "all", "backend": "cpsat",'
+        ' "solutions_written": 0}'
+    )
+    path = tmp_path / "broken.jsonl"
+    path.write_text("".join(line.replace("HEADER", header).replace("END", end) + "\n" for line in lines))
+    assert main(["render", str(path), "-o", str(tmp_path / "out.txt")]) == 2
+    error = capsys.readouterr().err
+    assert expected in error and error.count("\n") == 1
