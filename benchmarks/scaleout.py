@@ -1,8 +1,8 @@
 """Scale-out that pays: the whole problem on one core against the tree split and the
 checkerboard split, on one and two jobs, through the local process pool and a real local
 Dask cluster (a scheduler and two single-thread worker processes, started once and warmed
-up by an untimed run).  Exact cover counts with dancing links (``counter = "dlx"``), as in
-issue 24.
+up by an untimed run).  Exact cover counts with dancing links (``counter = "search"``,
+``kernel = "dlx"``; issue 24's ``counter = "dlx"``).
 
     .venv/bin/python benchmarks/scaleout.py [--repeat 3] [--only 9x9] [--no-dask]
     .venv/bin/python benchmarks/scaleout.py --long [--whole-cpu SECONDS]
@@ -52,7 +52,7 @@ from polytile_core.solve import split as splitting
 from polytile_core.solve.parcels import ModelNeeded, ModelParcel
 from polytile_core.solve.run import run
 
-DLX = ExactCoverOptions(counter="dlx")
+DLX = ExactCoverOptions(counter="search", kernel="dlx")
 
 PENTOMINOES = '[region]\nwidth = 10\nheight = 6\n\n[[pieces]]\nfamily = "pentominoes"\n'
 NINE_BY_NINE = (
@@ -94,7 +94,8 @@ LONG = ("8×10 dominoes, count", DOMINOES_8X10, "count", kasteleyn(8, 10))
 
 
 def pipeline(body: str, mode: str, split: str | None, options: dict[str, str]) -> Path:
-    text = body + f'\n[solve]\nmode = "{mode}"\nbackend = "exactcover"\n\n[options.exactcover]\ncounter = "dlx"\n'
+    text = body + f'\n[solve]\nmode = "{mode}"\nbackend = "exactcover"\n'
+    text += '\n[options.exactcover]\ncounter = "search"\nkernel = "dlx"\n'
     if split:
         text += f'\n[split]\nmethod = "{split}"\n'
     for table, lines in options.items():

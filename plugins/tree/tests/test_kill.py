@@ -30,7 +30,8 @@ jobs = 2
 method = "tree"
 
 [options.exactcover]
-counter = "dlx"
+counter = "search"
+kernel = "dlx"
 """
 
 

@@ -265,7 +265,7 @@ def default_plan(width: int, height: int, shape: list[str], jobs: int = 2, backe
         region=RegionSpec(width=width, height=height),
         pieces=[PieceSpec(shape=shape, name="P", unlimited=True)],
         solve=solve,
-        options={"exactcover": {"counter": "dlx"}},
+        options={"exactcover": {"counter": "search", "kernel": "dlx"}},
     )
     return make_plan(pipeline, HOST)
 

@@ -47,7 +47,11 @@ def plan(address: str, region: RegionSpec, pieces: list[PieceSpec], parts: int):
         pieces=pieces,
         solve=SolveSpec(mode="count", backend="exactcover", executor="dask", jobs=2),
         split=SplitSpec(method="tree"),
-        options={"tree": {"parts": parts}, "exactcover": {"counter": "dlx"}, "dask": {"scheduler": address}},
+        options={
+            "tree": {"parts": parts},
+            "exactcover": {"counter": "search", "kernel": "dlx"},
+            "dask": {"scheduler": address},
+        },
     )
     return make_plan(pipeline, Host())
 
