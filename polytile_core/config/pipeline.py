@@ -63,6 +63,10 @@ class Plan:
     candidates: Candidates | None = None
     # Why the plan has its backend: named in the pipeline, or its problem kind's own.
     backend_why: str = "named in the pipeline"
+    # With no [split], jobs > 1 and mode count or all: the split a run takes when a short
+    # probe of the whole problem does not finish (polytile_core.solve.autosplit).
+    split_when_long: Registration | None = None
+    split_when_long_options: object = None
 
     def tiling_problem(self) -> TilingProblem:
         return TilingProblem(self.region, self.pieces)
@@ -257,6 +261,16 @@ def make_plan(pipeline: Pipeline, host: Host) -> Plan:
     mode = "optimize" if pipeline.problem != "tiling" else solve.mode
     pieces = resolve_pieces(pipeline.pieces, host)
     region = resolve_region(pipeline.region, required=pipeline.problem == "tiling")
+    split_when_long = None
+    if split is None and mode in ("count", "all") and not solve.distinct:
+        split_when_long = next(
+            (
+                registration
+                for registration in host.registry["decomposers"].values()
+                if registration.capabilities.when_long and jobs >= max(2, registration.capabilities.min_jobs)
+            ),
+            None,
+        )
     return Plan(
         problem=pipeline.problem,
         pieces=pieces,
@@ -275,6 +289,8 @@ def make_plan(pipeline: Pipeline, host: Host) -> Plan:
         distinct=solve.distinct,
         keep=solve.keep,
         candidates=auto_candidates(host, pipeline) if auto else None,
+        split_when_long=split_when_long,
+        split_when_long_options=plugin_options(host, split_when_long, pipeline) if split_when_long else None,
     )
 
 

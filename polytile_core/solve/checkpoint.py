@@ -88,6 +88,18 @@ class Checkpoint:
         self.records = records  # read from the file, not replayed yet
         self.done: set[str] = set(records)  # every key in the file (kept small: no solutions)
         self.replayed = 0
+        self._digests: dict[int, str] = {}  # id(whole model) -> digest: the tree split's parts share one model
+
+    def digest(self, part: Part) -> str:
+        """The digest of the model a part solves (for a part with fixed variables: of the
+        whole model, and the variables fixed)."""
+        if part.fixed is None:
+            return model_digest(part.model)
+        whole = self._digests.get(id(part.model))
+        if whole is None:
+            whole = self._digests[id(part.model)] = model_digest(part.model)
+        fixed = ",".join(map(str, part.fixed)).encode()
+        return hashlib.sha256(whole.encode() + b"|" + fixed).hexdigest()[:16]
 
     @classmethod
     def open(cls, path: str | Path, plan, *, resume: bool) -> Checkpoint:
@@ -115,7 +127,7 @@ class Checkpoint:
         record = self.records.pop(part.key, None)
         if record is None:
             return None
-        if record.model != model_digest(part.model):
+        if record.model != self.digest(part):
             raise InputError(f"part {part.key!r} has a different model than when it was recorded "
                              "(another version of the split?); start a new checkpoint", source=str(self.path))
         self.replayed += 1
@@ -129,7 +141,7 @@ class Checkpoint:
         if self.mode == "one" and answer.found in (Found.FEASIBLE, Found.OPTIMAL):
             return  # mode one: a part with a tiling ends the run; resuming should look further
         record = PartRecord(part.key, answer, [list(ones) for ones in outcome.solutions], outcome.seconds,
-                            model_digest(part.model))
+                            self.digest(part))
         _append(self.path, CONVERTER.unstructure(record))
         self.done.add(part.key)
 

@@ -27,6 +27,7 @@ from polytile_core.model.symmetry import placement_symmetries
 from polytile_core.model.zero_one import BuildStopped, Model, build_limits
 from polytile_core.output.results import Found, Result, Solution, Termination
 from polytile_core.solve import distinct
+from polytile_core.solve.autosplit import solve_probed, worth_splitting
 from polytile_core.solve.collect import Collector, default_keep, solution_of
 from polytile_core.solve.outcome import Outcome
 from polytile_core.solve.race import Entrant, Lap, race
@@ -86,6 +87,13 @@ def run(
                 raise BuildStopped("time_limit")
             if routing is not None and routing.race:
                 outcome = _race(timed, model, routing, collector, stop, state, head_start=small)
+            elif worth_splitting(chosen):
+                in_search = distinct.in_search(chosen)
+
+                def whole(probe: Plan, model: Model, held: Collector, stop: threading.Event) -> Outcome:
+                    return _solve_routed(probe, model, held, stop, state, in_search)
+
+                outcome = solve_probed(timed, model, collector, stop, state, whole)
             else:
                 outcome = _solve_routed(timed, model, collector, stop, state, distinct.in_search(chosen))
                 outcome = _on_one_route(outcome, chosen, routing)
