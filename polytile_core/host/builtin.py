@@ -70,8 +70,10 @@ def polytile_register_renderers(register):
 def _process_pool(jobs: int, options=None) -> concurrent.futures.Executor:
     """Workers from a forkserver (never fork: the run has threads), each ending when the run does."""
     return concurrent.futures.ProcessPoolExecutor(
-        max_workers=jobs, mp_context=multiprocessing.get_context("forkserver"),
-        initializer=exit_with_parent, initargs=(os.getpid(),),
+        max_workers=jobs,
+        mp_context=multiprocessing.get_context("forkserver"),
+        initializer=exit_with_parent,
+        initargs=(os.getpid(),),
     )
 
 

@@ -24,10 +24,10 @@ from pathlib import Path
 
 import attrs
 
-from polytile_core.host.contracts import BackendResult
 from polytile_core.convert import CONVERTER, structure
-from polytile_core.model.parts import Part
 from polytile_core.errors import InputError
+from polytile_core.host.contracts import BackendResult
+from polytile_core.model.parts import Part
 from polytile_core.model.zero_one import Model
 from polytile_core.output.results import Found, Termination
 from polytile_core.solve.collect import default_keep
@@ -109,13 +109,15 @@ class Checkpoint:
         starts it, so one command can be rerun until the run completes.
         """
         if plan.split is None:
-            raise InputError("a checkpoint records the parts of a split run: add [split] method = ...",
-                             path="--checkpoint")
+            raise InputError(
+                "a checkpoint records the parts of a split run: add [split] method = ...", path="--checkpoint"
+            )
         path = Path(path)
         fingerprint = plan_fingerprint(plan)
         if path.exists() and not resume:
-            raise InputError("the checkpoint exists already; pass --resume to continue it, or choose another name",
-                             source=str(path))
+            raise InputError(
+                "the checkpoint exists already; pass --resume to continue it, or choose another name", source=str(path)
+            )
         if not path.exists():
             header = {"polytile_checkpoint": FORMAT, "fingerprint": fingerprint, "mode": plan.settings.mode}
             _append(path, header)
@@ -128,8 +130,11 @@ class Checkpoint:
         if record is None:
             return None
         if record.model != self.digest(part):
-            raise InputError(f"part {part.key!r} has a different model than when it was recorded "
-                             "(another version of the split?); start a new checkpoint", source=str(self.path))
+            raise InputError(
+                f"part {part.key!r} has a different model than when it was recorded "
+                "(another version of the split?); start a new checkpoint",
+                source=str(self.path),
+            )
         self.replayed += 1
         return PartOutcome(record.answer, record.solutions, record.seconds)
 
@@ -140,8 +145,9 @@ class Checkpoint:
             return
         if self.mode == "one" and answer.found in (Found.FEASIBLE, Found.OPTIMAL):
             return  # mode one: a part with a tiling ends the run; resuming should look further
-        record = PartRecord(part.key, answer, [list(ones) for ones in outcome.solutions], outcome.seconds,
-                            self.digest(part))
+        record = PartRecord(
+            part.key, answer, [list(ones) for ones in outcome.solutions], outcome.seconds, self.digest(part)
+        )
         _append(self.path, CONVERTER.unstructure(record))
         self.done.add(part.key)
 

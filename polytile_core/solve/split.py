@@ -23,6 +23,7 @@ import socket
 import threading
 import time
 import uuid
+from typing import Protocol, cast
 
 import attrs
 
@@ -42,6 +43,16 @@ MAX_REPORTS = 1000
 IN_FLIGHT_PER_JOB = 2
 
 
+class PartLog(Protocol):
+    """What a split run asks of ``plan.checkpoint`` (``solve.checkpoint.Checkpoint``)."""
+
+    replayed: int
+
+    def replay(self, part: Part) -> PartOutcome | None: ...
+
+    def record(self, part: Part, outcome: PartOutcome) -> None: ...
+
+
 @attrs.frozen
 class PartOutcome:
     """What a worker sends back for one part."""
@@ -58,7 +69,9 @@ def worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def solve_part(factory, backend_options, model: Model, settings: SolveSettings, keep: int | None, stop=None) -> PartOutcome:
+def solve_part(
+    factory, backend_options, model: Model, settings: SolveSettings, keep: int | None, stop=None
+) -> PartOutcome:
     """Solve one part (runs in a worker: a thread or another process).
 
     ``keep`` caps the solutions sent back (``None``: all of them, 0: none, for counting).
@@ -76,8 +89,15 @@ def solve_part(factory, backend_options, model: Model, settings: SolveSettings, 
     return PartOutcome(answer, solutions, time.perf_counter() - started)
 
 
-def solve_fixed_part(factory, backend_options, parcel: ModelParcel, fixed: tuple[int, ...], settings: SolveSettings,
-                     keep: int | None, stop=None) -> PartOutcome | ModelNeeded:
+def solve_fixed_part(
+    factory,
+    backend_options,
+    parcel: ModelParcel,
+    fixed: tuple[int, ...],
+    settings: SolveSettings,
+    keep: int | None,
+    stop=None,
+) -> PartOutcome | ModelNeeded:
     """Solve the whole model of ``parcel`` with the ``fixed`` variables pinned to 1 (in a worker).
 
     ``prepare_seconds`` is what the part costs beyond the backend's solve: finding the
@@ -90,8 +110,9 @@ def solve_fixed_part(factory, backend_options, parcel: ModelParcel, fixed: tuple
     model = whole.pinned(fixed)
     prepared = time.perf_counter()
     outcome = solve_part(factory, backend_options, model, settings, keep, stop)
-    return attrs.evolve(outcome, seconds=time.perf_counter() - started, prepare_seconds=prepared - started,
-                        worker=worker_name())
+    return attrs.evolve(
+        outcome, seconds=time.perf_counter() - started, prepare_seconds=prepared - started, worker=worker_name()
+    )
 
 
 def whole_solution(part: Part, ones: list[int]) -> Solution:
@@ -153,7 +174,9 @@ class _SplitRun:
 
     def removed_before_search(self, part: Part) -> None:
         self.removed += 1
-        self.report(SubproblemReport(part.key, Termination.COMPLETED, Found.INFEASIBLE, 0 if self.mode != "one" else None))
+        self.report(
+            SubproblemReport(part.key, Termination.COMPLETED, Found.INFEASIBLE, 0 if self.mode != "one" else None)
+        )
 
     def finished(self, part: Part, outcome: PartOutcome) -> None:
         answer = outcome.answer
@@ -209,8 +232,9 @@ class _Submitter:
     def submit(self, part: Part, settings: SolveSettings, keep: int | None, *, with_model: bool = False):
         plan = self.plan
         if part.fixed is None:
-            return self.executor.submit(solve_part, plan.backend.provides, plan.backend_options, part.model, settings,
-                                        keep, self.stop_event)
+            return self.executor.submit(
+                solve_part, plan.backend.provides, plan.backend_options, part.model, settings, keep, self.stop_event
+            )
         parcel = self.parcels.get(id(part.model))
         if parcel is None:
             parcel = self.parcels[id(part.model)] = ModelParcel(uuid.uuid4().hex, part.model)
@@ -219,8 +243,16 @@ class _Submitter:
             self.models_sent += 1
         else:
             parcel = ModelParcel(parcel.key)
-        return self.executor.submit(solve_fixed_part, plan.backend.provides, plan.backend_options, parcel, part.fixed,
-                                    settings, keep, self.stop_event)
+        return self.executor.submit(
+            solve_fixed_part,
+            plan.backend.provides,
+            plan.backend_options,
+            parcel,
+            part.fixed,
+            settings,
+            keep,
+            self.stop_event,
+        )
 
     def close(self) -> None:
         for parcel in self.parcels.values():
@@ -248,6 +280,8 @@ def solve_split(plan: Plan, model: Model, collector: Collector, stop: threading.
         )
 
     state = _SplitRun(plan, collector, run_state)
+    checkpoint = cast(PartLog | None, plan.checkpoint)
+    assert plan.executor is not None, "a plan with a split has an executor"
     started = time.perf_counter()
     deadline = None if settings.time_limit is None else started + settings.time_limit
     executor = plan.executor.provides(plan.jobs, plan.executor_options)
@@ -274,7 +308,7 @@ def solve_split(plan: Plan, model: Model, collector: Collector, stop: threading.
                 if part.details.get("empty"):
                     state.removed_before_search(part)
                     continue
-                recorded = plan.checkpoint.replay(part) if plan.checkpoint is not None else None
+                recorded = checkpoint.replay(part) if checkpoint is not None else None
                 if recorded is not None:
                     state.finished(part, recorded)
                     continue
@@ -290,14 +324,17 @@ def solve_split(plan: Plan, model: Model, collector: Collector, stop: threading.
                     if part.fixed is not None:
                         submitter.answered(outcome)
                     if isinstance(outcome, ModelNeeded):
-                        in_flight[submitter.submit(part, _part_settings(settings, deadline), state.keep_for_part(),
-                                                   with_model=True)] = part
+                        in_flight[
+                            submitter.submit(
+                                part, _part_settings(settings, deadline), state.keep_for_part(), with_model=True
+                            )
+                        ] = part
                         continue
                     state.finished(part, outcome)
                     if part.fixed is not None:
                         prepare_seconds.append(outcome.prepare_seconds)
-                    if plan.checkpoint is not None:
-                        plan.checkpoint.record(part, outcome)
+                    if checkpoint is not None:
+                        checkpoint.record(part, outcome)
                 except concurrent.futures.BrokenExecutor as exc:
                     state.failed(part, exc)
                     broken = True
@@ -308,7 +345,7 @@ def solve_split(plan: Plan, model: Model, collector: Collector, stop: threading.
     finally:
         if in_flight or not exhausted:
             halt.set()
-            for future, part in in_flight.items():
+            for part in in_flight.values():
                 if state.errors:
                     state.failed(part, RuntimeError("not finished: the run stopped after a failed part"))
                 else:
@@ -322,8 +359,8 @@ def solve_split(plan: Plan, model: Model, collector: Collector, stop: threading.
     if prepare_seconds:
         details["part_prepare_seconds_max"] = max(prepare_seconds)
         details["part_prepare_seconds_mean"] = sum(prepare_seconds) / len(prepare_seconds)
-    if plan.checkpoint is not None:
-        details["parts_from_checkpoint"] = plan.checkpoint.replayed
+    if checkpoint is not None:
+        details["parts_from_checkpoint"] = checkpoint.replayed
     return _result(plan, state, details, timed_out, exhausted and not in_flight)
 
 
@@ -362,8 +399,14 @@ def _result(plan: Plan, state: _SplitRun, details: dict, timed_out: bool, all_do
         termination = Termination.TIME_LIMIT if timed_out or state.cut_short else Termination.INTERRUPTED
         found = Found.FEASIBLE if state.found_any else Found.NONE
     count = state.count if mode in ("all", "count") else None
-    return Outcome(termination, found, "all parts solved" if complete else "parts left", count,
-                   subproblems=reports, details=details)
+    return Outcome(
+        termination,
+        found,
+        "all parts solved" if complete else "parts left",
+        count,
+        subproblems=reports,
+        details=details,
+    )
 
 
 def speedup_measures(unsplit_seconds: float, reports: tuple[SubproblemReport, ...]) -> dict[str, float]:
@@ -374,7 +417,9 @@ def speedup_measures(unsplit_seconds: float, reports: tuple[SubproblemReport, ..
     serial overhead ``sum_i T_i / T_full``.
     """
     times = [report.seconds for report in reports if report.error is None and report.seconds > 0]
-    feasible = [report.seconds for report in reports if report.found in (Found.FEASIBLE, Found.OPTIMAL) and report.seconds > 0]
+    feasible = [
+        report.seconds for report in reports if report.found in (Found.FEASIBLE, Found.OPTIMAL) and report.seconds > 0
+    ]
     measures: dict[str, float] = {"unsplit_seconds": unsplit_seconds}
     if times:
         measures["speedup_all"] = unsplit_seconds / max(times)

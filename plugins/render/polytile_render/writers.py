@@ -65,8 +65,9 @@ def write_png(scene: Scene, path: Path) -> None:
             if item.size not in fonts:
                 fonts[item.size] = _font(ImageFont, item.size)
             # Centred by measuring, not by an anchor: bitmap fonts (Pillow without FreeType) have none.
-            left, top, right, _ = draw.textbbox((0, 0), item.text, font=fonts[item.size])
-            draw.text((item.x - (right - left) / 2 - left, item.y - top), item.text, fill=TEXT, font=fonts[item.size])
+            text_left, text_top, text_right, _ = draw.textbbox((0, 0), item.text, font=fonts[item.size])
+            centred = item.x - (text_right - text_left) / 2 - text_left
+            draw.text((centred, item.y - text_top), item.text, fill=TEXT, font=fonts[item.size])
     encoded = io.BytesIO()
     image.save(encoded, format="PNG")
     write_atomically(Path(path), encoded.getvalue(), replace=True)

@@ -24,8 +24,8 @@ import time
 import attrs
 
 from polytile_core import hookimpl
-from polytile_core.host.capabilities import DecomposerCapabilities
 from polytile_core.errors import InputError
+from polytile_core.host.capabilities import DecomposerCapabilities
 from polytile_core.model.parts import BuildModel, Part, Split
 from polytile_core.model.problem import TilingProblem
 from polytile_core.model.zero_one import Constraint, Model
