@@ -3,12 +3,12 @@
 - ``fresh_host(*plugins)``: a Host with entry-point loading off and only the given plugins.
 - ``INSTANCES``: small tiling instances with known counts, each naming where its count
   comes from (docs/oracles.md, or this module's brute force for the one-sided and
-  fixed variants, which ``tests/test_testing.py`` checks against the published counts too).
+  fixed variants, which ``tests/unit/test_testing.py`` checks against the published counts too).
 - ``tilings_brute_force`` / ``count_tilings_brute_force``: polytile's one independent
   tiling lister and counter, with its own rotations and its own search (it shares no
   code with the model builder or any backend); ``count_pictures_brute_force`` counts the
   tilings up to symmetry by the published rule (``picture_symmetries``), with its own
-  geometry too.  ``tests/test_crosscheck.py`` checks every way polytile counts against them,
+  geometry too.  ``tests/integration/test_crosscheck.py`` checks every way polytile counts against them,
   on the seeded examples of ``random_pipeline``.
   ``placement_problems``: an independent check of one tiling, in the same spirit.
 - ``ReferenceBackend`` (registered as ``reference`` by ``REFERENCE_PLUGIN``): an

@@ -20,7 +20,7 @@ from polytile_scip import ScipOptions
 _ENFORCE_LAST = -10_000_000
 
 # What counting and listing need on top of SCIP's own counting settings
-# (``setParamsCountsols``), each checked by the cross-check in tests/test_crosscheck.py
+# (``setParamsCountsols``), each checked by the cross-check in tests/integration/test_crosscheck.py
 # and explained in docs/counting.md.  A one-to-one map between original and presolved
 # solutions: no dual reductions (they drop solutions "dominated" by others), no restarts,
 # no symmetry handling, no component presolving.  And no probing in presolving: when

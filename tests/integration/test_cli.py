@@ -10,7 +10,7 @@ import pytest
 from polytile_core.cli.main import main
 from polytile_core.testing import TWO_L_TETROMINOES
 
-EXAMPLES = Path(__file__).parent.parent / "examples"
+EXAMPLES = Path(__file__).parents[2] / "examples"
 
 
 def polytile(*arguments, cwd=None):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-CORE = Path(__file__).resolve().parents[1] / "polytile_core"
+CORE = Path(__file__).resolve().parents[2] / "polytile_core"
 # Lowest first.  The ground floor (errors, the converter, the hookimpl marker) is for all.
 LAYERS = ["", "model", "output", "host", "config", "solve", "api", "testing", "cli"]
 GROUND = {"", "errors", "convert", "hookimpl"}

@@ -12,7 +12,7 @@ import pytest
 from polytile_core.config import schema
 from polytile_core.host.registry import Host
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parents[2]
 REFERENCE = (ROOT / "docs" / "pipeline.md").read_text(encoding="utf-8")
 
 

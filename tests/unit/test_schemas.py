@@ -11,7 +11,7 @@ from polytile_core.cli.main import main
 from polytile_core.config.schemagen import pipeline_schema, result_schema
 from polytile_core.host.registry import Host
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parents[2]
 SCHEMAS = ROOT / "schemas"
 EXAMPLES = sorted((ROOT / "examples").rglob("*.toml"))
 REGENERATE = "regenerate with: .venv/bin/polytile schema {0} > schemas/{0}.schema.json"

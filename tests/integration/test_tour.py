@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-TOUR = Path(__file__).parent.parent / "docs" / "tour.ipynb"
+TOUR = Path(__file__).parents[2] / "docs" / "tour.ipynb"
 
 
 def _outputs(cell) -> dict:

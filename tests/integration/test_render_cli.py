@@ -13,7 +13,7 @@ import pytest
 
 from polytile_core.cli.main import main
 
-EXAMPLES = Path(__file__).parent.parent / "examples"
+EXAMPLES = Path(__file__).parents[2] / "examples"
 SVG = "{http://www.w3.org/2000/svg}"
 
 pytest.importorskip("polytile_render", reason="the render plugin (plugins/render) is not installed")

@@ -28,7 +28,7 @@ from polytile_core.solve.route import choose
 from polytile_core.solve.run import run
 from polytile_core.testing import placement_problems
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parents[2]
 PAPER = ROOT / "examples" / "paper"
 L_2X4 = ["####", "####"]
 L_PIECE = api.piece("L", ["#.", "#.", "##"], count=2)

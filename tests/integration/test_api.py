@@ -13,7 +13,7 @@ from polytile_core.errors import InputError
 from polytile_core.host.registry import Host
 from polytile_core.output.results import Found, Termination
 
-README = Path(__file__).parent.parent / "README.md"
+README = Path(__file__).parents[2] / "README.md"
 L_TROMINO = api.piece("L", ["#.", "##"], unlimited=True)
 
 
