@@ -16,14 +16,15 @@ import statistics
 import threading
 import time
 
-from polytile_core.host.contracts import SolveSettings
-from polytile_core.host.builtin import CLASSIC_FAMILIES
-from polytile_core.model.tiling import build_tiling
-from polytile_core.model.geometry import Region, cells_from_rows
-from polytile_core.model.problem import PieceType
-from polytile_core.output.results import Termination
 from polytile_cpsat import CpsatBackend
 from polytile_scip import ScipBackend, ScipOptions
+
+from polytile_core.host.builtin import CLASSIC_FAMILIES
+from polytile_core.host.contracts import BackendResult, Mode, SolveSettings
+from polytile_core.model.geometry import Region, cells_from_rows
+from polytile_core.model.problem import PieceType
+from polytile_core.model.tiling import build_tiling
+from polytile_core.output.results import Termination
 
 
 def unlimited(name, rows):
@@ -35,7 +36,9 @@ L_TROMINO = unlimited("L", ["#.", "##"])
 DOMINO = unlimited("D", ["##"])
 L_TETROMINOES_20 = (PieceType("L", cells_from_rows(["#.", "#.", "##"]), "free", 20, 20),)
 NINE_MINUS_CORNER = Region(cell for cell in Region.rectangle(9, 9).cells if cell != (8, 8))
-EIGHT_MINUS_CENTRE = Region(cell for cell in Region.rectangle(8, 8).cells if cell not in {(3, 3), (3, 4), (4, 3), (4, 4)})
+EIGHT_MINUS_CENTRE = Region(
+    cell for cell in Region.rectangle(8, 8).cells if cell not in {(3, 3), (3, 4), (4, 3), (4, 4)}
+)
 
 # (name, region, pieces, known count from shared/oracles.md)
 FIND_ONE = [
@@ -60,23 +63,23 @@ BACKENDS = {
 }
 
 
-def timed(backend, model, mode: str, time_limit: float) -> tuple[float, object]:
-    seen = []
+def timed(backend, model, mode: Mode, time_limit: float) -> tuple[float, BackendResult]:
+    seen: list[list[int]] = []
     start = time.perf_counter()
     result = backend.solve(model, SolveSettings(mode=mode, time_limit=time_limit), seen.append, threading.Event())
     seconds = time.perf_counter() - start
     return seconds, result
 
 
-def cell(backend_factory, model, mode, expected, repeat, time_limit) -> str:
-    times, result = [], None
+def cell(backend_factory, model, mode: Mode, expected, repeat, time_limit) -> str:
+    times = []
     for _ in range(repeat):
         seconds, result = timed(backend_factory(), model, mode, time_limit)
         times.append(seconds)
         if result.termination == Termination.TIME_LIMIT:
             return f">{time_limit:g} s ({result.count} so far)" if mode == "count" else f">{time_limit:g} s"
-    if mode == "count" and result.count != expected:
-        raise AssertionError(f"wrong count {result.count}, expected {expected}")
+        if mode == "count" and result.count != expected:
+            raise AssertionError(f"wrong count {result.count}, expected {expected}")
     return f"{statistics.median(times):.2f} s"
 
 
@@ -88,10 +91,11 @@ def main() -> None:
     arguments = parser.parse_args()
     repeat, limit = arguments.repeat, arguments.time_limit
     print(f"median of {repeat}, time limit {limit:g} s per run")
-    for mode, instances, backends in (
+    tables: list[tuple[Mode, list, tuple[str, ...]]] = [
         ("one", FIND_ONE, ("cpsat", "scip", "scip (cpsolver emphasis)")),
         ("count", COUNT, ("cpsat", "scip (counting mode)", "scip (enumerator)")),
-    ):
+    ]
+    for mode, instances, backends in tables:
         if arguments.only not in (None, mode):
             continue
         print(f"\n| {mode} | count | " + " | ".join(backends) + " |")

@@ -20,9 +20,10 @@ from pathlib import Path
 
 import attrs
 from distributed import Client, LocalCluster
+from polytile_dask import DaskOptions
 
-from polytile_core.host.registry import Host
 from polytile_core.config.pipeline import load_plan
+from polytile_core.host.registry import Host
 from polytile_core.output.results import Termination
 from polytile_core.solve.run import run
 
@@ -69,8 +70,11 @@ def main() -> None:
             path = pipeline(region, copies, backend)
             local = load_plan(path, host, {"jobs": 2, "executor": "process"})
             remote = load_plan(path, host, {"jobs": 2, "executor": "dask"})
-            remote = attrs.evolve(remote, executor_options=attrs.evolve(remote.executor_options,
-                                                                        scheduler=cluster.scheduler_address))
+            dask_options = remote.executor_options
+            assert isinstance(dask_options, DaskOptions)  # executor = "dask" takes the dask plugin's options
+            remote = attrs.evolve(
+                remote, executor_options=attrs.evolve(dask_options, scheduler=cluster.scheduler_address)
+            )
             timed(remote, expected)  # the workers import polytile and the backend once
             pool = statistics.median(timed(local, expected) for _ in range(arguments.repeat))
             dask = statistics.median(timed(remote, expected) for _ in range(arguments.repeat))

@@ -1,4 +1,4 @@
-"""Benchmark: one tiling of each paper instance by five routes, side by side.
+"""Benchmark: one tiling of each paper instance by five routes and by auto, side by side.
 
     python benchmarks/split.py [PIPELINE ...] [--time-limit S] [--repeat R] [--jobs N]
                                [--part-workers W] [--order ORDER] [--routes R,R,...]
@@ -12,7 +12,9 @@ Without pipelines it runs every file in examples/paper/.  The routes:
 - ``blocks``: the blocks split (tile one of several congruent blocks, then the whole),
   on CP-SAT, parts as for checkerboard;
 - ``exactcover``: dancing links on the whole problem (one core);
-- ``blocks+exactcover``: the blocks split with dancing links on each part.
+- ``blocks+exactcover``: the blocks split with dancing links on each part;
+- ``auto``: what a pipeline with no backend and no split gets (``backend = "auto"``,
+  ``--jobs`` cores): the head start in process, then the race of routes.
 
 Prints medians over the repeats, then for the checkerboard split the paper's measures
 against the plain CP-SAT time: T_full / min_i T_i over the parts that found a tiling
@@ -28,6 +30,7 @@ import sys
 from pathlib import Path
 
 import attrs
+from polytile_checkerboard import CheckerboardOptions
 
 from polytile_core.host.registry import Host
 from polytile_core.solve.split import speedup_measures
@@ -36,7 +39,7 @@ from polytile_core.output.results import Found, Result, Termination
 from polytile_core.solve.run import run
 
 ROOT = Path(__file__).resolve().parent.parent
-ROUTES = ("cpsat", "checkerboard", "blocks", "exactcover", "blocks+exactcover")
+ROUTES = ("cpsat", "checkerboard", "blocks", "exactcover", "blocks+exactcover", "auto")
 
 
 def solved(result: Result) -> bool:
@@ -45,6 +48,9 @@ def solved(result: Result) -> bool:
 
 def route_plan(route: str, path: Path, host: Host, args):
     """The plan of one route for one pipeline file (its [split] replaced by the route's)."""
+    if route == "auto":
+        plan = load_plan(path, host, {"time_limit": args.time_limit, "jobs": args.jobs, "backend": "auto"})
+        return attrs.evolve(plan, split=None, split_options=None)
     plan = load_plan(path, host, {"time_limit": args.time_limit, "jobs": args.jobs})
     split_method, _, backend = route.partition("+")
     if split_method in ("cpsat", "exactcover"):
@@ -55,6 +61,7 @@ def route_plan(route: str, path: Path, host: Host, args):
         return attrs.evolve(plan, split=None, settings=attrs.evolve(plan.settings, workers=args.jobs))
     options = plan.split_options if split_method == "checkerboard" else None
     if split_method == "checkerboard" and args.order:
+        assert isinstance(options, CheckerboardOptions)
         options = attrs.evolve(options, order=args.order)
     return attrs.evolve(
         plan,
@@ -72,6 +79,8 @@ def measure(path: Path, host: Host, args) -> dict:
         runs[route] = [run(plan) for _ in range(args.repeat)]
         row[route] = statistics.median(r.seconds for r in runs[route])
         row[f"{route}_ok"] = all(solved(r) for r in runs[route])
+        if route == "auto":
+            row["auto_route"] = runs[route][-1].details.get("route", {}).get("name")
     if "checkerboard" in runs:
         last = runs["checkerboard"][-1]
         row["subproblems"] = last.details.get("subproblems")
@@ -98,9 +107,11 @@ def table(rows: list[dict], routes) -> str:
     lines = ["| instance | " + " | ".join(f"{route} s" for route in routes) + " |", "|---|" + "---:|" * len(routes)]
     for row in rows:
         times = {route: row[route] for route in routes if row.get(f"{route}_ok")}
-        best = min(times, key=times.get) if times else None
+        best = min(times, key=lambda route: times[route]) if times else None
         cells = [_cell(row[route], row[f"{route}_ok"], row["limit"]) for route in routes]
         cells = [f"**{cell}**" if route == best else cell for route, cell in zip(routes, cells)]
+        if row.get("auto_route"):
+            cells[routes.index("auto")] += f" ({row['auto_route']})"
         lines.append(f"| {row['name']} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -127,6 +138,7 @@ COLOURS = {
     "blocks": (60, 170, 90),
     "exactcover": (220, 140, 40),
     "blocks+exactcover": (170, 60, 160),
+    "auto": (200, 40, 40),
 }
 
 

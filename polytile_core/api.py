@@ -50,6 +50,7 @@ def plan(
 ) -> Plan:
     """A checked plan.  ``region`` is a Region, ASCII rows, or ``(width, height)``;
     ``solve`` takes the ``[solve]`` keys (mode, backend, time_limit, jobs, executor, ...)."""
+    region_table: dict[str, object] | None
     if isinstance(region, Region):
         region_table = {"rows": rows_from_cells(region.cells)}
     elif isinstance(region, tuple) and len(region) == 2 and all(isinstance(side, int) for side in region):

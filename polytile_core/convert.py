@@ -90,7 +90,7 @@ def make_converter() -> cattrs.Converter:
             if typing.get_origin(cl) is tuple and rest and rest[0] is not Ellipsis:
                 if len(value) != len(rest) + 1:
                     raise ValueError(f"expected {len(rest) + 1} items, got {_show(value)}")
-                return tuple(converter.structure(item, t) for item, t in zip(value, (item_type, *rest)))
+                return tuple(converter.structure(item, t) for item, t in zip(value, (item_type, *rest), strict=True))
             errors, items = [], []
             for index, item in enumerate(value):
                 try:
@@ -196,8 +196,8 @@ def _messages(exc: BaseException, path: str) -> list[tuple[str, str]]:
     if isinstance(exc, KeyError):
         return [(path, "required key is missing")]
     if isinstance(exc, InputError):  # raised by an options class's own check, with a path inside it
-        inner = ".".join(part for part in (path, exc.path) if part)
-        return [(inner, exc.message)]
+        inner_path = ".".join(part for part in (path, exc.path) if part)
+        return [(inner_path, exc.message)]
     return [(path, str(exc))]
 
 

@@ -10,6 +10,7 @@
   tilings up to symmetry by the published rule (``picture_symmetries``), with its own
   geometry too.  ``tests/test_crosscheck.py`` checks every way polytile counts against them,
   on the seeded examples of ``random_pipeline``.
+  ``placement_problems``: an independent check of one tiling, in the same spirit.
 - ``ReferenceBackend`` (registered as ``reference`` by ``REFERENCE_PLUGIN``): an
   exhaustive depth-first search over any 0-1 model, for tiny models; a stand-in backend
   for tests of pipelines, and a second opinion on optima.
@@ -31,9 +32,9 @@ import attrs
 
 from polytile_core import hookimpl
 from polytile_core.convert import structure
-from polytile_core.host.contracts import BackendResult, SolveSettings
+from polytile_core.host.contracts import BackendResult, Mode, SolveSettings
 from polytile_core.host.registry import Host
-from polytile_core.model.geometry import Cell, Region
+from polytile_core.model.geometry import Cell, Kind, Region
 from polytile_core.model.problem import PieceType
 from polytile_core.model.tiling import build_tiling
 from polytile_core.model.zero_one import Model
@@ -51,7 +52,7 @@ def fresh_host(*plugins: object) -> Host:
 # --------------------------------------------------------------------------- instances
 
 
-def _piece(name: str, rows: list[str], kind: str = "free", minimum: int = 0, maximum: int | None = UNLIMITED):
+def _piece(name: str, rows: list[str], kind: Kind = "free", minimum: int = 0, maximum: int | None = UNLIMITED):
     cells = tuple(sorted((x, y) for y, row in enumerate(rows) for x, char in enumerate(row) if char == "#"))
     return PieceType(name, cells, kind, minimum, maximum)
 
@@ -159,6 +160,7 @@ def reference_optimum() -> float:
     """The optimum of ``optimisation_instance``, found by ``ReferenceBackend``'s exhaustive search."""
     model, _ = optimisation_instance()
     result = ReferenceBackend().solve(model, SolveSettings(mode="optimize"), lambda ones: None, threading.Event())
+    assert result.objective is not None, "the optimisation instance has a solution"
     return result.objective
 
 
@@ -302,28 +304,46 @@ def count_pictures_brute_force(region_cells: Iterable[Cell], pieces: Iterable[Pi
 
 
 def tiling_problems(instance: Instance, model: Model, ones: Iterable[int]) -> list[str]:
-    """What is wrong with a reported tiling (empty when it is a true tiling): every cell
-    covered once, each piece within its multiplicity, each piece in an allowed orientation."""
-    problems = []
-    covered: dict[Cell, int] = {}
-    used = {piece.name: 0 for piece in instance.pieces}
-    by_name = {piece.name: piece for piece in instance.pieces}
+    """What is wrong with a tiling reported as model variables (empty when it is a true
+    tiling); see ``placement_problems``."""
+    placed, problems = [], []
     for var in ones:
-        placed = model.placements.get(var)
-        if placed is None:
+        placement = model.placements.get(var)
+        if placement is None:
             problems.append(f"variable {var} is not a placement")
+        else:
+            placed.append((placement.piece, placement.cells))
+    return problems + placement_problems(instance.region.cells, instance.pieces, placed)
+
+
+def placement_problems(
+    region_cells: Iterable[Cell], pieces: Iterable[PieceType], placed: Iterable[tuple[str, Iterable[Cell]]]
+) -> list[str]:
+    """What is wrong with a tiling given as ``(piece name, cells)`` pairs (empty when it is
+    a true tiling): every cell covered once, each placement a copy of its piece in an
+    allowed orientation, each piece within its multiplicity.  Shares no code with the
+    model builder or any backend."""
+    problems = []
+    region = set(region_cells)
+    covered: dict[Cell, int] = {}
+    by_name = {piece.name: piece for piece in pieces}
+    used = dict.fromkeys(by_name, 0)
+    for name, cells in placed:
+        cells = tuple(cells)
+        piece = by_name.get(name)
+        if piece is None:
+            problems.append(f"{name!r} is not one of the pieces")
             continue
-        piece = by_name[placed.piece]
-        used[piece.name] += 1
-        low_x = min(x for x, _ in placed.cells)
-        low_y = min(y for _, y in placed.cells)
-        if frozenset((x - low_x, y - low_y) for x, y in placed.cells) not in own_orientations(piece.cells, piece.kind):
-            problems.append(f"{piece.name} at {sorted(placed.cells)} is not a {piece.kind} orientation of it")
-        for cell in placed.cells:
+        used[name] += 1
+        low_x = min(x for x, _ in cells)
+        low_y = min(y for _, y in cells)
+        if frozenset((x - low_x, y - low_y) for x, y in cells) not in own_orientations(piece.cells, piece.kind):
+            problems.append(f"{name} at {sorted(cells)} is not a {piece.kind} orientation of it")
+        for cell in cells:
             covered[cell] = covered.get(cell, 0) + 1
     twice = sorted(cell for cell, times in covered.items() if times > 1)
-    missing = sorted(set(instance.region.cells) - set(covered))
-    outside = sorted(set(covered) - set(instance.region.cells))
+    missing = sorted(region - set(covered))
+    outside = sorted(set(covered) - region)
     for what, cells in (("covered twice", twice), ("not covered", missing), ("outside the region", outside)):
         if cells:
             problems.append(f"cells {what}: {cells}")
@@ -605,7 +625,7 @@ REFERENCE_PLUGIN = _ReferencePlugin()
 # --------------------------------------------------------------------------- conformance
 
 
-def solve_with(backend, model: Model, mode: str, *, time_limit: float | None = None, stop_after: int | None = None):
+def solve_with(backend, model: Model, mode: Mode, *, time_limit: float | None = None, stop_after: int | None = None):
     """Solve and collect what was streamed; ``stop_after`` sets the stop event once that
     many solutions have arrived.  Returns (BackendResult, streamed solutions, seconds)."""
     stop = threading.Event()
@@ -692,7 +712,7 @@ class BackendConformance:
         assert 3 <= len(streamed) < LARGE.count
         assert seconds < self.slack
 
-    def test_infeasible_is_proved(self, impossible: Instance, mode: str):
+    def test_infeasible_is_proved(self, impossible: Instance, mode: Mode):
         result, streamed, _ = solve_with(self.make_backend(), impossible.model(), mode)
         assert (result.termination, result.found) == (Termination.COMPLETED, Found.INFEASIBLE)
         assert result.count in ((0,) if mode == "count" else (None, 0))

@@ -1,5 +1,10 @@
-"""The compiled dancing-links kernel; everything else is in pyproject.toml."""
+"""The compiled kernels (dancing links, bitboards, frontier count); everything else is in pyproject.toml."""
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("polytile_exactcover._dlx", ["polytile_exactcover/_dlx.c"], extra_compile_args=["-O2"])])
+
+def kernel(name):
+    return Extension(f"polytile_exactcover.{name}", [f"polytile_exactcover/{name}.c"], extra_compile_args=["-O2"])
+
+
+setup(ext_modules=[kernel("_dlx"), kernel("_bitboard"), kernel("_frontier")])

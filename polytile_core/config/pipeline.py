@@ -6,7 +6,9 @@ All checks of user input happen here, before any solving, and each failure is on
 
 from __future__ import annotations
 
+import os
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 
 import attrs
@@ -18,19 +20,35 @@ from polytile_core.model.geometry import GeometryError, Region, cells_from_rows,
 from polytile_core.host.registry import Host, Registration
 from polytile_core.model.problem import PieceType, TilingProblem
 from polytile_core.model.zero_one import Model
-from polytile_core.config.schema import Pipeline, PieceSpec, RegionSpec
+from polytile_core.config.schema import AUTO, Pipeline, PieceSpec, RegionSpec
+
+
+@attrs.frozen
+class Candidates:
+    """What ``backend = "auto"`` may choose from: the backends and splits that declared
+    capabilities, the options of each (from ``[options.<name>]``, checked when the plan
+    is made), and the executor that runs a raced split's parts inside its own process."""
+
+    backends: tuple[Registration, ...]
+    splits: tuple[Registration, ...]
+    options: Mapping[str, object]
+    in_process_executor: Registration
 
 
 @attrs.frozen
 class Plan:
-    """Everything a run needs, resolved and checked."""
+    """Everything a run needs, resolved and checked.
+
+    With ``backend = "auto"`` the plan has no ``backend`` yet: ``candidates`` holds what
+    the run chooses from (``polytile_core.solve.route``) once it has built the model.
+    """
 
     problem: str
     pieces: tuple[PieceType, ...]
     region: Region | None
     builder: Registration
     builder_options: object
-    backend: Registration
+    backend: Registration | None
     backend_options: object
     settings: SolveSettings
     split: Registration | None = None
@@ -42,6 +60,9 @@ class Plan:
     keep: int | None = None
     # A polytile_core.solve.checkpoint.Checkpoint: a split run skips the parts it holds and records new ones.
     checkpoint: object = None
+    candidates: Candidates | None = None
+    # Why the plan has its backend: named in the pipeline, or its problem kind's own.
+    backend_why: str = "named in the pipeline"
 
     def tiling_problem(self) -> TilingProblem:
         return TilingProblem(self.region, self.pieces)
@@ -166,13 +187,37 @@ def plugin_options(host: Host, registration: Registration, pipeline: Pipeline):
     return structure(table or {}, registration.options, path=f"options.{registration.name}")
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity, not the machine's count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # platforms without affinity
+        return os.cpu_count() or 1
+
+
+def auto_candidates(host: Host, pipeline: Pipeline) -> Candidates:
+    """What ``backend = "auto"`` may choose from, each with its options checked now."""
+    backends = tuple(reg for reg in host.registry["backends"].values() if reg.capabilities is not None)
+    splits = tuple(
+        reg for reg in host.registry["decomposers"].values() if reg.capabilities.rank or reg.capabilities.certificate
+    )
+    options = {reg.name: plugin_options(host, reg, pipeline) for reg in backends + splits}
+    return Candidates(backends, splits, options, host.get("executors", "thread"))
+
+
 def make_plan(pipeline: Pipeline, host: Host) -> Plan:
     """Resolve a structured pipeline against the installed plugins."""
     builder = host.get("builders", pipeline.problem)
-    backend = host.get("backends", pipeline.solve.backend or builder.backend or "cpsat")
     solve = pipeline.solve
-    if solve.jobs < 1:
-        raise InputError(f"expected 1 or more, got {solve.jobs}", path="solve.jobs")
+    # auto: the problem kind's own backend when its builder names one, else chosen by the run.
+    named = builder.backend if solve.backend == AUTO else solve.backend
+    backend = host.get("backends", named) if named else None
+    auto = backend is None
+    backend_why = "named in the pipeline" if solve.backend != AUTO else f"the {pipeline.problem} problem's own backend"
+    # auto races routes or runs a split's parts on every usable core unless told otherwise.
+    jobs = solve.jobs if solve.jobs is not None else (usable_cores() if auto else 1)
+    if jobs < 1:
+        raise InputError(f"expected 1 or more, got {jobs}", path="solve.jobs")
     if solve.time_limit is not None and not solve.time_limit > 0:  # also refuses nan
         raise InputError(f"expected a positive number of seconds, got {solve.time_limit}", path="solve.time_limit")
     if solve.workers is not None and solve.workers < 1:
@@ -189,10 +234,16 @@ def make_plan(pipeline: Pipeline, host: Host) -> Plan:
         if name not in known:
             raise InputError(f"no installed plugin provides {name!r} (see `polytile plugins`)", path=f"options.{name}")
     split = host.get("decomposers", pipeline.split.method) if pipeline.split else None
-    if split and getattr(split.provides, "one_solution_only", False) and solve.mode != "one":
+    if split and split.capabilities.one_solution_only and solve.mode != "one":
         raise InputError(
             f"the {split.name} split finds one tiling; it cannot count or list them "
             f"(use solve.mode = \"one\", or another split), got mode {solve.mode!r}",
+            path="split.method",
+        )
+    if split and solve.mode not in split.capabilities.modes:
+        raise InputError(
+            f"the {split.name} split serves modes {', '.join(sorted(split.capabilities.modes))}, "
+            f"got mode {solve.mode!r}",
             path="split.method",
         )
     if pipeline.problem != "tiling" and solve.mode != "one":
@@ -213,15 +264,17 @@ def make_plan(pipeline: Pipeline, host: Host) -> Plan:
         builder=builder,
         builder_options=plugin_options(host, builder, pipeline),
         backend=backend,
-        backend_options=plugin_options(host, backend, pipeline),
+        backend_options=None if backend is None else plugin_options(host, backend, pipeline),
+        backend_why=backend_why,
         settings=SolveSettings(mode=mode, time_limit=solve.time_limit, workers=solve.workers or 0, seed=solve.seed),
         split=split,
         split_options=plugin_options(host, split, pipeline) if split else None,
-        jobs=solve.jobs,
+        jobs=jobs,
         executor=executor,
         executor_options=plugin_options(host, executor, pipeline),
         distinct=solve.distinct,
         keep=solve.keep,
+        candidates=auto_candidates(host, pipeline) if auto else None,
     )
 
 

@@ -11,6 +11,7 @@ from typing import Literal
 
 import attrs
 
+from polytile_core.host.capabilities import AUTO
 from polytile_core.host.registry import Host
 from polytile_core.model.geometry import cells_from_rows
 from polytile_core.output import notebook
@@ -79,12 +80,10 @@ class SolveSpec:
     mode: Mode = attrs.field(
         default="one", metadata=doc("one: find a tiling; all: list every tiling; count: count them")
     )
-    backend: str | None = attrs.field(
-        default=None,
-        metadata=doc(
-            "the backend plugin (see `polytile plugins`); unset: the problem's own choice "
-            "(cpsat for tilings, fence for enclosures)"
-        ),
+    backend: str = attrs.field(
+        default=AUTO,
+        metadata=doc("the backend plugin (see `polytile plugins`), or auto: polytile chooses (and races) the fastest routes; "
+            "a problem kind's own backend when its builder names one (fence for enclosures)"),
     )
     time_limit: float | None = attrs.field(default=None, metadata=doc("seconds before giving up (whole run)"))
     workers: int | None = attrs.field(default=None, metadata=doc("solver threads per solve (backend default if unset)"))
@@ -93,7 +92,11 @@ class SolveSpec:
     keep: int | None = attrs.field(
         default=None, metadata=doc("solutions kept in the result (default: all in mode all, one otherwise)")
     )
-    jobs: int = attrs.field(default=1, metadata=doc("parts of a split solved at once"))
+    jobs: int | None = attrs.field(
+        default=None,
+        metadata=doc("parts of a split, or routes of a race, solved at once (default: the usable cores with "
+                     "backend auto, else 1)"),
+    )
     executor: str = attrs.field(default="process", metadata=doc("executor plugin running the parts of a split"))
 
 

@@ -39,8 +39,8 @@ class SolveSettings:
     workers: int = 1
     seed: int | None = None
     options: dict = attrs.Factory(dict)
-    # Also solve up to the model's symmetries (``Model.symmetries``); only a backend with
-    # ``supports_distinct = True`` is asked, the run does it generically for the others.
+    # Also solve up to the model's symmetries (``Model.symmetries``); only a backend that
+    # declares ``distinct_in_search`` is asked, the run does it generically for the others.
     distinct: bool = False
 
 
@@ -133,7 +133,8 @@ class Register(Protocol[Provided]):
     """The ``register`` argument of a registration hook: ``Register[BackendFactory]`` takes
     a backend factory.  ``options`` is an attrs class read from ``[options.<name>]``;
     ``help`` is the line ``polytile plugins`` shows; ``backend`` (builders only) names the
-    backend a pipeline of that problem kind uses when it names none."""
+    backend ``auto`` takes for that problem kind; ``capabilities`` (backends and splits)
+    is what ``backend = "auto"`` reads (``polytile_core.host.capabilities``)."""
 
     def __call__(
         self,
@@ -144,4 +145,5 @@ class Register(Protocol[Provided]):
         options: type | None = None,
         help: str = "",
         backend: str | None = None,
+        capabilities: object | None = None,
     ) -> None: ...

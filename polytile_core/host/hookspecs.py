@@ -59,8 +59,11 @@ def polytile_register_builders(register: Register[Builder]) -> None:
 def polytile_register_decomposers(register: Register[Decomposer]) -> None:
     """Register decomposers, chosen by ``[split] method = "name"``.
 
-    ``register(name, decomposer, *, options=None, help)`` where ``decomposer`` has
-    ``split(problem, options) -> polytile_core.model.parts.Split``.
+    ``register(name, decomposer, *, options=None, help, capabilities=None)`` where
+    ``decomposer`` has ``split(problem, model, build, options) -> polytile_core.model.parts.Split``
+    and ``capabilities`` is a ``polytile_core.host.capabilities.DecomposerCapabilities``
+    (the modes it serves, what its parts add, whether ``backend = "auto"`` tries it;
+    without one the split serves every mode and ``auto`` never picks it).
     """
 
 
@@ -68,9 +71,12 @@ def polytile_register_decomposers(register: Register[Decomposer]) -> None:
 def polytile_register_backends(register: Register[BackendFactory]) -> None:
     """Register solver backends, chosen by ``[solve] backend = "name"``.
 
-    ``register(name, factory, *, options=None, help)`` where ``factory(options)`` returns
-    an object following ``polytile_core.host.contracts.Backend``; ``options`` is an attrs class
-    read from ``[options.<name>]`` (the factory gets an instance of it, or ``None``).
+    ``register(name, factory, *, options=None, help, capabilities=None)`` where
+    ``factory(options)`` returns an object following ``polytile_core.host.contracts.Backend``;
+    ``options`` is an attrs class read from ``[options.<name>]`` (the factory gets an
+    instance of it, or ``None``); ``capabilities`` is a
+    ``polytile_core.host.capabilities.BackendCapabilities`` (modes, accepted model
+    features, rank per mode): ``backend = "auto"`` chooses only among backends that declare one.
     """
 
 

@@ -17,9 +17,12 @@ import pluggy
 
 from polytile_core.errors import InputError
 from polytile_core.host import builtin, hookspecs
+from polytile_core.host.capabilities import AUTO, BackendCapabilities, DecomposerCapabilities
 from polytile_core.output import notebook
 
 CAPABILITIES = ("families", "builders", "decomposers", "backends", "renderers", "executors")
+# What each kind of plugin may declare when it registers (``capabilities=``).
+CAPABILITY_TYPES: dict[str, type] = {"backends": BackendCapabilities, "decomposers": DecomposerCapabilities}
 SINGULAR = {
     "families": "piece family",
     "builders": "problem kind",
@@ -32,7 +35,8 @@ SINGULAR = {
 
 @attrs.frozen
 class Registration:
-    """One thing a plugin provides: its name, the object, its options class, a help line."""
+    """One thing a plugin provides: its name, the object, its options class, a help line,
+    and what it declared it can do (``polytile_core.host.capabilities``; backends and splits)."""
 
     name: str
     provides: Any
@@ -41,6 +45,7 @@ class Registration:
     help: str = ""
     # Builders only: the backend a pipeline of this problem kind uses when it names none.
     backend: str | None = None
+    capabilities: Any = None
 
 
 class Host:
@@ -89,12 +94,23 @@ class Host:
         for impl in hook.get_hookimpls():
             plugin_name = self.manager.get_name(impl.plugin) or repr(impl.plugin)
 
-            def register(name, provides, *, options=None, help="", backend=None, _plugin=plugin_name):
+            def register(name, provides, *, options=None, help="", backend=None, capabilities=None, _plugin=plugin_name):
                 if name in found:
                     raise InputError(
                         f"{SINGULAR[capability]} {name!r} is registered by both {found[name].plugin!r} and {_plugin!r}"
                     )
-                found[name] = Registration(name, provides, _plugin, options, help, backend)
+                if capability == "backends" and name == AUTO:
+                    raise InputError(f"plugin {_plugin!r} registers a backend called {AUTO!r}, a name polytile keeps for itself")
+                expected = CAPABILITY_TYPES.get(capability)
+                if capabilities is not None and (expected is None or not isinstance(capabilities, expected)):
+                    wanted = f"a {expected.__name__}" if expected else "none"
+                    raise InputError(
+                        f"plugin {_plugin!r} declares capabilities of {SINGULAR[capability]} {name!r} as "
+                        f"{type(capabilities).__name__}; expected {wanted}"
+                    )
+                if capabilities is None and capability == "decomposers":
+                    capabilities = DecomposerCapabilities()  # serves every mode; auto never picks it
+                found[name] = Registration(name, provides, _plugin, options, help, backend, capabilities)
 
             impl.function(register)
         return found

@@ -118,7 +118,7 @@ def _runs(indices, gap: int = 64) -> list[slice]:
     cuts = np.flatnonzero(np.diff(indices) > gap) + 1
     starts = [0, *cuts.tolist()]
     ends = [*cuts.tolist(), len(indices)]
-    return [slice(int(indices[start]), int(indices[end - 1]) + 1) for start, end in zip(starts, ends)]
+    return [slice(int(indices[start]), int(indices[end - 1]) + 1) for start, end in zip(starts, ends, strict=True)]
 
 
 def augmented_rank(model: Model) -> int:
@@ -134,18 +134,21 @@ def model_size(model: Model, *, with_rank: bool = True) -> ModelSize:
     return ModelSize(m, n, n - augmented_rank(model) if with_rank else None)
 
 
-def classify(total: int | None, impossible: str | None, original: ModelSize, parts: list[PartSize], scanned_all: bool) -> str:
+def classify(
+    total: int | None, impossible: str | None, original: ModelSize, parts: list[PartSize], scanned_all: bool
+) -> str:
     """The paper's kinds of split, judged on the parts that reach the search."""
     if total == 0 or impossible:
         return "impossible: no subproblem"
-    searched = [part for part in parts if part.removed is None]
+    # A part kept for the search is one that was measured.
+    searched = [part.size for part in parts if part.removed is None and part.size is not None]
     if scanned_all and not searched:
         return "impossible: every subproblem is removed before search"
     if total == 1:
-        if searched and searched[0].size.n == original.n:
+        if searched and searched[0].n == original.n:
             return "one subproblem, identical to the original"
         return "one smaller subproblem"
-    sizes = {(part.size.m, part.size.n) for part in searched}
+    sizes = {(size.m, size.n) for size in searched}
     kind = "several subproblems of equal size" if len(sizes) <= 1 else "several subproblems of different sizes"
     return kind if scanned_all else f"{kind} (judged from the first {len(parts)})"
 

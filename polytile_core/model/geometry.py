@@ -125,11 +125,16 @@ def parity(cells: Iterable[Cell]) -> int:
     return sum(1 if (x + y) % 2 == 0 else -1 for x, y in cells)
 
 
+def _cell_set(cells: Iterable[Cell]) -> frozenset[Cell]:
+    """Region's converter, typed so a region can be built from any iterable of cells."""
+    return frozenset(cells)
+
+
 @attrs.frozen
 class Region:
     """A finite set of grid cells: any shape, holes and several components allowed."""
 
-    cells: frozenset[Cell] = attrs.field(converter=frozenset)
+    cells: frozenset[Cell] = attrs.field(converter=_cell_set)
 
     @classmethod
     def rectangle(cls, width: int, height: int) -> Region:

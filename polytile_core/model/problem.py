@@ -55,10 +55,10 @@ class TilingProblem:
         """Why the pieces' areas cannot add up to the region's area, or None if they can."""
         least = sum(piece.area * piece.minimum for piece in self.pieces)
         unlimited = any(piece.maximum is None for piece in self.pieces)
-        most = None if unlimited else sum(piece.area * piece.maximum for piece in self.pieces)
+        most = sum(piece.area * piece.maximum for piece in self.pieces if piece.maximum is not None)
         area = self.region.area
         if least > area:
             return f"the pieces cover at least {least} cells but the region has only {area}"
-        if most is not None and most < area:
+        if not unlimited and most < area:
             return f"the pieces cover at most {most} cells but the region has {area}"
         return None

@@ -72,7 +72,7 @@ def _placement_maps(
             placement = model.placements.get(var)
             target = None if placement is None else where.get((renaming[placement.piece], move(placement.cells)))
             if target is None:
-                break
+                break  # a variable with no image: this symmetry does not map the problem onto itself
             image.append(target)
         else:
             found.append(((symmetry, renaming), tuple(image)))
@@ -150,7 +150,7 @@ def fixed_model(model: Model, permutation: Permutation) -> tuple[Model, list[tup
     merged_cycles = cycles(permutation)
     cycle_of = {var: number for number, cycle in enumerate(merged_cycles) for var in cycle}
     merged_rows = []
-    impossible = set()
+    impossible: set[int] = set()
     for constraint in model.constraints:
         terms: dict[int, int] = {}
         for var, coefficient in constraint.terms:
@@ -163,10 +163,14 @@ def fixed_model(model: Model, permutation: Permutation) -> tuple[Model, list[tup
     fixed = Model(name=f"{model.name} fixed by a symmetry")
     for number in kept:
         cycle = merged_cycles[number]
-        fixed.add_variable("+".join(model.labels[var] for var in cycle), decision=any(var in model.decision for var in cycle))
+        fixed.add_variable(
+            "+".join(model.labels[var] for var in cycle), decision=any(var in model.decision for var in cycle)
+        )
     seen_rows = set()
     for terms, constraint in merged_rows:
-        row = tuple(sorted((renumber[number], coefficient) for number, coefficient in terms.items() if number in renumber))
+        row = tuple(
+            sorted((renumber[number], coefficient) for number, coefficient in terms.items() if number in renumber)
+        )
         if (row, constraint.sense, constraint.rhs) in seen_rows:
             continue  # the images of a row under the permutation merge into the same row
         seen_rows.add((row, constraint.sense, constraint.rhs))

@@ -18,7 +18,7 @@ from polytile_core.model.zero_one import Model
 from polytile_core.output.resultfile import write_atomically
 
 Format = Literal["lp", "mps"]
-FORMATS: tuple[str, ...] = ("lp", "mps")
+FORMATS: tuple[Format, ...] = ("lp", "mps")
 
 # Letters, digits and a few punctuation marks every LP and MPS reader accepts in names.
 _NOT_ALLOWED = re.compile(r"[^A-Za-z0-9_.#]")
@@ -90,12 +90,13 @@ def mps_text(model: Model) -> str:
     _require_variables(model)
     names = [variable_name(model, index) for index in range(model.num_variables)]
     rows = [constraint_name(model, index) for index in range(len(model.constraints))]
+    named_rows = list(zip(rows, model.constraints, strict=True))
     row_kind = {"==": "E", "<=": "L", ">=": "G"}
     entries: list[list[tuple[str, int]]] = [[] for _ in names]
     for var, coefficient in sorted((model.objective or {}).items()):
         if coefficient:
             entries[var].append(("obj", coefficient))
-    for row, constraint in zip(rows, model.constraints):
+    for row, constraint in named_rows:
         for var, coefficient in constraint.terms:
             if coefficient:
                 entries[var].append((row, coefficient))
@@ -103,13 +104,13 @@ def mps_text(model: Model) -> str:
     if model.objective is not None and model.maximize:
         lines += ["OBJSENSE", "    MAX"]
     lines += ["ROWS", " N  obj"]
-    lines += [f" {row_kind[constraint.sense]}  {row}" for row, constraint in zip(rows, model.constraints)]
+    lines += [f" {row_kind[constraint.sense]}  {row}" for row, constraint in named_rows]
     lines += ["COLUMNS", "    MARKER                 'MARKER'                 'INTORG'"]
-    for name, column in zip(names, entries):
+    for name, column in zip(names, entries, strict=True):
         for row, coefficient in column or [("obj", 0)]:
             lines.append(f"    {name}  {row}  {coefficient}")
     lines += ["    MARKER                 'MARKER'                 'INTEND'", "RHS"]
-    lines += [f"    RHS  {row}  {constraint.rhs}" for row, constraint in zip(rows, model.constraints) if constraint.rhs]
+    lines += [f"    RHS  {row}  {constraint.rhs}" for row, constraint in named_rows if constraint.rhs]
     lines.append("BOUNDS")
     lines += [f" BV BND  {name}" for name in names]
     lines.append("ENDATA")
@@ -122,14 +123,15 @@ def model_text(model: Model, fmt: Format) -> str:
     return lp_text(model) if fmt == "lp" else mps_text(model)
 
 
-def format_of(path: str | Path, fmt: str | None = None) -> str:
+def format_of(path: str | Path, fmt: Format | None = None) -> Format:
     """The export format: as given, or from the file's extension."""
     if fmt is not None:
         return fmt
     suffix = Path(path).suffix.lower().lstrip(".")
-    if suffix not in FORMATS:
-        raise InputError(f"cannot tell the format from the extension {suffix!r}; pass --format lp or mps", source=str(path))
-    return suffix
+    for known in FORMATS:
+        if suffix == known:
+            return known
+    raise InputError(f"cannot tell the format from the extension {suffix!r}; pass --format lp or mps", source=str(path))
 
 
 def export_model(model: Model, path: str | Path, fmt: Format | None = None, *, replace: bool = False) -> Path:

@@ -16,8 +16,8 @@ def ascii_picture(solution: Solution, region_cells=()) -> str:
     letters: dict[tuple[int, int], str] = {}
     owner: dict[tuple[int, int], int] = {}
     for index, placed in enumerate(solution.placements):
-        for cell in placed.cells:
-            owner[tuple(cell)] = index
+        for x, y in placed.cells:
+            owner[(x, y)] = index
     chosen: dict[int, str] = {}
     for index, placed in enumerate(solution.placements):
         taken = set()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
+from typing import Any
 
 import attrs
 
@@ -95,8 +96,10 @@ class Result:
     subproblems: tuple[SubproblemReport, ...] = attrs.field(
         default=(), metadata={"description": "per-part reports of a split run"}
     )
-    details: dict[str, str | int | float] = attrs.field(
-        factory=dict, metadata={"description": "extra facts: rules used, speedup measures, ..."}
+    details: dict[str, Any] = attrs.field(
+        factory=dict,
+        metadata={"description": "extra facts: rules used, speedup measures, the route taken (route: name, split, "
+                  "backend, options, why, how, and for a race each route tried with its time and outcome), ..."},
     )
 
     # In a notebook: the picture (a gallery of at most 12 solutions) and a status line.

@@ -56,15 +56,17 @@ def is_canonical(region: Region, solution: Solution, symmetries: Sequence[Proble
 def in_search(plan: Plan) -> bool:
     """Whether the backend solves up to symmetry itself (whole problems only: the parts of
     a split have lost the region's symmetry)."""
-    return plan.distinct and plan.split is None and getattr(plan.backend.provides, "supports_distinct", False)
+    capabilities = plan.backend.capabilities if plan.backend else None
+    return plan.distinct and plan.split is None and capabilities is not None and capabilities.distinct_in_search
 
 
 def canonical_filter(plan: Plan, model: Model) -> Callable[[Solution], bool] | None:
     """Keeps one solution per class (the smallest image), without storing any."""
-    if plan.region is None or not model.placements:
+    region = plan.region
+    if region is None or not model.placements:
         return None
-    symmetries = problem_symmetries(model, plan.region, plan.pieces)
-    return lambda solution: is_canonical(plan.region, solution, symmetries)
+    symmetries = problem_symmetries(model, region, plan.pieces)
+    return lambda solution: is_canonical(region, solution, symmetries)
 
 
 def with_distinct(plan: Plan, model: Model, result: Outcome, collector: Collector, stop: threading.Event) -> Outcome:
@@ -101,6 +103,7 @@ def _burnside_count(plan: Plan, model: Model, raw: int | None, stop: threading.E
         raise InputError(f"cannot count up to symmetry: {exc}", path="solve.distinct") from None
     if not group or raw is None:
         return None
+    assert plan.backend is not None, "backend auto is resolved before counting"
     backend = plan.backend.provides(plan.backend_options)
     settings = attrs.evolve(plan.settings, mode="count", distinct=False)
     fixes = [raw]

@@ -24,3 +24,5 @@ class Outcome:
     message: str = ""
     subproblems: tuple[SubproblemReport, ...] = ()
     details: dict = attrs.Factory(dict)
+    # The backend that answered, when the run chose it (``backend = "auto"``, a race).
+    backend: str | None = None

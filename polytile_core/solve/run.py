@@ -3,6 +3,13 @@
 The build and the solve run in a worker thread while the calling thread waits, so
 Ctrl-C reaches the caller at once; the run then stops the build or the backend and
 still returns what was found, marked ``interrupted``.
+
+With ``backend = "auto"`` the run chooses its route once the model is built
+(``polytile_core.solve.route``).  To find one tiling it gives the best route a short
+head start in this process (a small problem is solved before any process starts), then
+races the routes in processes of their own (``polytile_core.solve.race``), with the
+splits that can prove without search that there is no tiling racing alongside.
+``details.route`` says what was done.
 """
 
 from __future__ import annotations
@@ -15,14 +22,25 @@ from collections.abc import Callable
 import attrs
 
 from polytile_core.config.pipeline import Plan
+from polytile_core.host.capabilities import AUTO, model_features
 from polytile_core.model.symmetry import placement_symmetries
 from polytile_core.model.zero_one import BuildStopped, Model, build_limits
 from polytile_core.output.results import Found, Result, Solution, Termination
 from polytile_core.solve import distinct
 from polytile_core.solve.collect import Collector, default_keep, solution_of
 from polytile_core.solve.outcome import Outcome
+from polytile_core.solve.race import Entrant, Lap, race
+from polytile_core.solve.route import Route, Routing, choose
 from polytile_core.solve.split import solve_split
 from polytile_core.solve.state import Progress, RunState
+
+# Seconds the best route of a race runs in this process before any process is started:
+# enough for the problems an embedding program solves by the thousand (a 2x4 board takes
+# well under a millisecond) and for most that exact cover solves at once, little next to
+# a race's start (fresh interpreters that import the solvers and build the model again).
+HEAD_START = 1.0
+# A model that takes longer than this to build is no small problem: its race starts at once.
+SMALL_MODEL = 0.25
 
 
 def run(
@@ -59,16 +77,20 @@ def run(
             with build_limits(deadline, stop):
                 models.append(_prepared_model(plan))
             model = models[0]
-            _configure(collector, plan, model)
-            timed = plan if deadline is None else _with_time_left(plan, deadline - time.monotonic())
+            small = time.perf_counter() - state.started <= SMALL_MODEL
+            routing = choose(plan, model_features(model), large_model=not small) if plan.backend is None else None
+            chosen = routing.routes[0].applied(plan) if routing is not None and not routing.race else plan
+            _configure(collector, chosen, model)
+            timed = chosen if deadline is None else _with_time_left(chosen, deadline - time.monotonic())
             if timed is None:
                 raise BuildStopped("time_limit")
-            if plan.split is None:
-                outcome = _solve_whole(timed, model, collector, stop, distinct.in_search(plan))
+            if routing is not None and routing.race:
+                outcome = _race(timed, model, routing, collector, stop, state, head_start=small)
             else:
-                outcome = solve_split(timed, model, collector, stop, state)
+                outcome = _solve_routed(timed, model, collector, stop, state, distinct.in_search(chosen))
+                outcome = _on_one_route(outcome, chosen, routing)
             if plan.distinct:
-                outcome = distinct.with_distinct(plan, model, outcome, collector, stop)
+                outcome = distinct.with_distinct(chosen, model, outcome, collector, stop)
             answers.append(outcome)
         except BuildStopped as stopped:
             answers.append(_unbuilt(Termination(stopped.reason)))
@@ -196,7 +218,7 @@ def _result(plan: Plan, model: Model | None, outcome: Outcome, collector: Collec
         termination=outcome.termination,
         found=outcome.found,
         mode=plan.settings.mode,
-        backend=plan.backend.name,
+        backend=outcome.backend or (plan.backend.name if plan.backend else AUTO),
         raw_status=outcome.raw_status,
         count=outcome.count,
         distinct_count=outcome.distinct_count,
@@ -222,6 +244,7 @@ def _ranking(plan: Plan, model: Model) -> Callable[[Solution], float] | None:
 def _solve_whole(
     plan: Plan, model: Model, collector: Collector, stop: threading.Event, in_search: bool = False
 ) -> Outcome:
+    assert plan.backend is not None, "backend auto is resolved before solving"
     backend = plan.backend.provides(plan.backend_options)
     answer = backend.solve(
         model,
@@ -242,3 +265,139 @@ def _solve_whole(
         distinct_count=answer.distinct_count,
         details=answer.details,
     )
+
+
+def _solve_routed(
+    plan: Plan, model: Model, collector: Collector, stop: threading.Event, state: RunState, in_search: bool = False
+) -> Outcome:
+    """Solve by the plan's own route: the whole model, or its split's parts."""
+    if plan.split is None:
+        return _solve_whole(plan, model, collector, stop, in_search)
+    return solve_split(plan, model, collector, stop, state)
+
+
+def _with_route(outcome: Outcome, route: dict) -> Outcome:
+    return attrs.evolve(outcome, details={**outcome.details, "route": route})
+
+
+def _on_one_route(outcome: Outcome, plan: Plan, routing: Routing | None) -> Outcome:
+    """The outcome of a run on one route, saying which (chosen by auto, or named)."""
+    assert plan.backend is not None
+    if routing is not None:
+        route = routing.routes[0]
+        report = {**route.report(plan), "how": f"chosen by auto: {route.why}"}
+    else:
+        named = Route(plan.backend, plan.split, why=plan.backend_why)
+        report = {**named.report(plan), "how": named.why}
+    return attrs.evolve(_with_route(outcome, report), backend=plan.backend.name)
+
+
+def certify(plan: Plan, model: Model) -> Result:
+    """A split's proof that there is no tiling, found without search (run in this
+    process while the racers start), or a result that is no answer."""
+    assert plan.split is not None
+    split = plan.split.provides.split(plan.tiling_problem(), model, plan.build, plan.split_options)
+    if split.impossible:
+        return Result(Termination.COMPLETED, Found.INFEASIBLE, plan.settings.mode, AUTO, "no subproblem",
+                      message=split.impossible)
+    return Result(Termination.COMPLETED, Found.NONE, plan.settings.mode, AUTO, "no certificate")
+
+
+def _is_answer(result: Result) -> bool:
+    """A tiling found, or a complete proof that there is none: either ends a race."""
+    answers = (Found.FEASIBLE, Found.OPTIMAL, Found.INFEASIBLE)
+    return result.termination == Termination.COMPLETED and result.found in answers
+
+
+def _racer_plan(plan: Plan, route: Route, time_limit: float | None) -> Plan:
+    """The plan one route runs on its own: that backend and split, one part at a time in
+    its own process (the race already spreads the routes over the cores)."""
+    assert plan.candidates is not None
+    return attrs.evolve(
+        route.applied(plan),
+        jobs=1,
+        executor=plan.candidates.in_process_executor,
+        executor_options=None,
+        candidates=None,
+        settings=attrs.evolve(plan.settings, time_limit=time_limit),
+    )
+
+
+def _lap_report(lap: Lap) -> dict:
+    outcome = lap.outcome
+    if lap.error is not None:
+        outcome = f"error: {lap.error}"
+    elif outcome == "finished":
+        outcome = f"no answer ({lap.value.termination.value}: {lap.value.raw_status})"
+    return {"route": lap.name, "seconds": round(lap.seconds, 3), "outcome": outcome}
+
+
+def _outcome_of(result: Result) -> Outcome:
+    """A racer's Result as the outcome of this run (its solutions go to the collector)."""
+    return Outcome(
+        termination=result.termination, found=result.found, raw_status=result.raw_status, count=result.count,
+        objective=result.objective, bound=result.bound, distinct_count=result.distinct_count,
+        message=result.message, subproblems=result.subproblems, details=result.details, backend=result.backend,
+    )
+
+
+def _race(
+    plan: Plan, model: Model, routing: Routing, collector: Collector, stop: threading.Event, state: RunState,
+    *, head_start: bool,
+) -> Outcome:
+    """Find one tiling: the best route in this process for ``HEAD_START`` seconds (when
+    ``head_start``), then every route at once in processes; the first answer wins and
+    the others are killed."""
+    started = time.perf_counter()
+    limit = plan.settings.time_limit
+    deadline = None if limit is None else started + limit
+    best = routing.routes[0]
+    laps = []
+    if head_start:
+        head_plan = _racer_plan(plan, best, HEAD_START if limit is None else min(HEAD_START, limit))
+        head = _solve_routed(head_plan, model, collector, stop, state)
+        answered = head.termination == Termination.COMPLETED and head.found != Found.NONE
+        if answered or stop.is_set() or (deadline is not None and time.perf_counter() >= deadline):
+            how = f"answered in this process within the {HEAD_START:g} s head start, before any race"
+            if not answered:
+                how = "stopped in the head start, before any race"
+            return attrs.evolve(_with_route(head, {**best.report(plan), "how": how}), backend=best.backend.name)
+        laps.append({"route": best.name, "seconds": round(time.perf_counter() - started, 3),
+                     "outcome": f"head start: no answer in {HEAD_START:g} s"})
+    remaining = None if deadline is None else max(0.01, deadline - time.perf_counter())
+    entrants = [Entrant(route.name, run, (_racer_plan(plan, route, remaining),)) for route in routing.routes]
+    reports = [route.report(plan) for route in routing.routes]
+    # A split raced as a route gives its certificate itself; the others are asked here,
+    # on this process's model, while the racers start.
+    raced = {route.split.name for route in routing.routes if route.split is not None}
+    here = []
+    for split in routing.certificates:
+        if split.name not in raced:
+            name = f"{split.name} certificate"
+            here.append(Entrant(name, certify, (_racer_plan(plan, Route(best.backend, split), remaining), model)))
+            reports.append({"name": name, "split": split.name, "why": "a proof without search that there is no tiling"})
+    winner, race_laps = race(entrants, _is_answer, stop, deadline, here)
+    laps += [_lap_report(lap) for lap in race_laps]
+    if winner is not None:
+        for solution in winner.value.solutions:
+            collector.add(solution)
+        report = reports[[lap.name for lap in race_laps].index(winner.name)]
+        how = f"won a race of {len(race_laps)} in {winner.seconds:.2f} s"
+        return _with_route(_outcome_of(winner.value), {**report, "how": how, "race": laps})
+    none_started = all(lap.error is not None and lap.error.startswith("the process ended") for lap in race_laps)
+    if none_started and not stop.is_set():
+        # No process could run: the best route runs here, as a named backend would.
+        fallback = _solve_routed(_racer_plan(plan, best, remaining), model, collector, stop, state)
+        how = "the race's processes did not start; ran in this process"
+        fallback = _with_route(fallback, {**best.report(plan), "how": how, "race": laps})
+        return attrs.evolve(fallback, backend=best.backend.name)
+    errors = [lap for lap in race_laps if lap.error is not None]
+    if stop.is_set():
+        termination, message = Termination.INTERRUPTED, ""
+    elif errors and len(errors) == len(race_laps):
+        termination = Termination.ERROR
+        message = "every route failed: " + "; ".join(f"{lap.name}: {lap.error}" for lap in errors)
+    else:
+        termination, message = Termination.TIME_LIMIT, ""
+    route_report = {"name": "none", "how": f"no route of {len(race_laps)} answered", "race": laps}
+    return Outcome(termination, Found.NONE, "race: no answer", message=message, details={"route": route_report})

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 import attrs
 
 from polytile_core import hookimpl
+from polytile_core.host.capabilities import DecomposerCapabilities
 from polytile_core.model.parts import BuildModel, Part, Split
 from polytile_core.errors import InputError
 from polytile_core.model.geometry import Cell, Region
@@ -80,9 +81,10 @@ def share(piece: PieceType, blocks: int) -> PieceType | None:
 
 def block_problem(problem: TilingProblem, cut: Cut) -> tuple[TilingProblem | None, str]:
     """The problem of one block at the origin, or ``None`` and why it has no tiling."""
-    pieces = tuple(share(piece, len(cut.origins)) for piece in problem.pieces)
-    if None in pieces:
-        unshared = next(piece for piece, shared in zip(problem.pieces, pieces) if shared is None)
+    shares = [share(piece, len(cut.origins)) for piece in problem.pieces]
+    pieces = tuple(shared for shared in shares if shared is not None)
+    if len(pieces) < len(shares):
+        unshared = next(piece for piece, shared in zip(problem.pieces, shares, strict=True) if shared is None)
         return None, f"the copies of {unshared.name} do not share among {len(cut.origins)} blocks"
     block = TilingProblem(Region.rectangle(cut.width, cut.height), pieces)
     reason = block.area_problem()
@@ -126,8 +128,6 @@ def usable_cuts(problem: TilingProblem) -> list[Cut]:
 class BlocksSplit:
     """The decomposer registered as ``blocks``."""
 
-    one_solution_only = True
-
     def split(self, problem: TilingProblem, model: Model, build: BuildModel, options: None = None) -> Split:
         if problem.region is None:
             raise InputError("the blocks split needs a region to tile", path="split.method")
@@ -157,4 +157,6 @@ def polytile_register_decomposers(register):
         "blocks",
         BlocksSplit(),
         help="find one tiling fast: tile one of several congruent blocks and repeat it, then try the whole (mode one)",
+        # The parts overlap, so mode one only; raced by auto as the equal of the whole problem.
+        capabilities=DecomposerCapabilities(modes={"one"}, rank={"one": 0}),
     )

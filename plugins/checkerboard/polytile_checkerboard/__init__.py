@@ -15,6 +15,7 @@ from typing import Literal
 import attrs
 
 from polytile_core import hookimpl
+from polytile_core.host.capabilities import DecomposerCapabilities
 from polytile_core.model.parts import BuildModel, Part, Split
 from polytile_core.errors import InputError
 from polytile_core.model.geometry import Region
@@ -163,7 +164,7 @@ class CheckerboardSplit:
 
         def parts():
             for counts in equations.solutions(options.order, options.seed):
-                details = {"counts": dict(zip((variant.name for variant in variants), counts))}
+                details: dict[str, object] = {"counts": dict(zip((v.name for v in variants), counts, strict=True))}
                 reason = prepared.why_empty(counts)
                 if reason:
                     # Removed before search: no model is built for it.
@@ -182,4 +183,8 @@ def polytile_register_decomposers(register):
         CheckerboardSplit(),
         options=CheckerboardOptions,
         help="checkerboard colouring split into independent subproblems (Garvie & Burkardt 2022)",
+        # Its parts add a count row per variant.  Raced for one tiling behind the whole problem
+        # (it helps CP-SAT on some instances, hurts on others: docs/benchmarks/split.md); its
+        # parity argument proves some problems have no tiling before any search.
+        capabilities=DecomposerCapabilities(part_features={"count rows"}, rank={"one": -15}, certificate=True),
     )

@@ -29,7 +29,7 @@ class PieceChoices:
 
 def piece_choices(parities: Sequence[int], area: int, least: int, most: int) -> PieceChoices:
     """Every split of ``least..most`` copies among the piece's (one or two) variants."""
-    choices = []
+    choices: list[tuple[tuple[int, ...], int, int]] = []
     for copies in range(least, most + 1):
         if len(parities) == 1:
             choices.append(((copies,), parities[0] * copies, area * copies))
@@ -73,7 +73,9 @@ class VariantCounts:
         ``lexicographic``: the first variant's count from 0 up; ``random``: each piece's
         choices shuffled once (seeded), so parallel runs can sample the space.
         """
-        orders = [self._ordered(piece.choices, order, random.Random(seed + index)) for index, piece in enumerate(self.pieces)]
+        orders = [
+            self._ordered(piece.choices, order, random.Random(seed + index)) for index, piece in enumerate(self.pieces)
+        ]
         if self.total == 0:
             return
         counts: list[tuple[int, ...]] = []

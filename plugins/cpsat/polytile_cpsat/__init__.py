@@ -12,6 +12,7 @@ import attrs
 
 from polytile_core import hookimpl
 from polytile_core.errors import InputError
+from polytile_core.host.capabilities import BackendCapabilities
 
 
 def _check_parameters(options, attribute, parameters) -> None:
@@ -57,4 +58,13 @@ def __getattr__(name):
 
 @hookimpl
 def polytile_register_backends(register):
-    register("cpsat", make_backend, options=CpsatOptions, help="Google OR-Tools CP-SAT: find one, enumerate, count, optimise")
+    register(
+        "cpsat", make_backend, options=CpsatOptions,
+        help="Google OR-Tools CP-SAT: find one, enumerate, count, optimise",
+        # Any 0-1 model; ahead of SCIP at finding one, counting and (docs/benchmarks/enclosure.md)
+        # optimising, behind exact cover on pure covers (docs/benchmarks/backends.md, split.md).
+        capabilities=BackendCapabilities(
+            modes={"one", "all", "count", "optimize"},
+            rank={"one": 20, "all": 20, "count": 20, "optimize": 20},
+        ),
+    )

@@ -15,6 +15,7 @@ import attrs
 
 from polytile_core import hookimpl
 from polytile_core.config.schema import doc
+from polytile_core.host.capabilities import BackendCapabilities
 from polytile_core.output.results import Solution
 from polytile_enclosure.check import EnclosureCheckError, check_fence, enclosed_area, enclosed_pockets
 
@@ -97,4 +98,7 @@ def polytile_register_backends(register):
         "fence",
         make_backend,
         help="enclosures only: the boundary search, which proves the largest pocket (the default for enclose)",
+        # It optimises enclosure models only, so it ranks no mode: auto reaches it through the
+        # enclose builder, which declares it as its problem's own backend.
+        capabilities=BackendCapabilities(modes={"optimize"}),
     )

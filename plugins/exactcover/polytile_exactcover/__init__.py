@@ -1,9 +1,11 @@
 """polytile backend: exact cover with multiplicities.
 
-Enumeration and one-solution search run on a dancing-links kernel in C (``_dlx.c``,
-Knuth's Algorithm X with counted groups for piece multiplicities) that streams each
-solution to Python as it is found.  Counting picks a memoised first-empty-cell search
-when it pays off (``memo.py``).  Solving up to the region's symmetry breaks the symmetry
+Enumeration and one-solution search run on a kernel in C that streams each solution to
+Python as it is found: bitboards (``_bitboard.c``) when the items fit in 256 bits, else
+dancing links (``_dlx.c``, Knuth's Algorithm X); both with counted groups for piece
+multiplicities.  Counting scans the region's frontier with a table of states in C
+(``frontier.py``), else falls back to a memoised search (``memo.py``) or to listing
+without storing.  Solving up to the region's symmetry breaks the symmetry
 in the search (``symmetric.py``).  See docs/exactcover.md.
 """
 
@@ -11,37 +13,61 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import Counter
 from typing import Literal
 
 import attrs
 
 from polytile_core import hookimpl
-from polytile_core.host.contracts import BackendResult, SolveSettings
+from polytile_core.host.capabilities import BackendCapabilities
 from polytile_core.errors import InputError
+from polytile_core.host.contracts import BackendResult, SolveSettings
 from polytile_core.model.zero_one import Model
 from polytile_core.output.results import Found, Termination
-
+from polytile_exactcover._bitboard import Board
 from polytile_exactcover._dlx import Search
 from polytile_exactcover.cover import CoverProblem, cover_problem
+from polytile_exactcover.frontier import frontier, layout
 from polytile_exactcover.memo import MemoTooLarge, Stopped, memo_count
+
+BITBOARD_ITEMS = 256
+# Measured: dancing links solves the 2022 paper's Fig. 5 (holes everywhere) in about 1,000
+# nodes, where the bitboards take seconds; on 6×10 pentominoes it needs millions.
+PROBE_NODES = 20_000
 
 
 @attrs.frozen
 class ExactCoverOptions:
     """Options of the exactcover backend, from ``[options.exactcover]``."""
 
-    counter: Literal["auto", "memo", "dlx"] = attrs.field(
+    counter: Literal["auto", "frontier", "memo", "search"] = attrs.field(
         default="auto",
-        metadata={"description": "how mode count counts: memo (memoised), dlx (dancing links) or auto (memo "
-                  "while states recur, else dlx)"},
+        metadata={
+            "description": "how mode count counts: frontier (a table scan in C), memo (memoised search "
+            "in Python), search (list without storing, by the kernel) or auto (a short dancing-links probe, "
+            "then frontier, memo and search, each within its budget)"
+        },
+    )
+    kernel: Literal["auto", "bitboard", "dlx"] = attrs.field(
+        default="auto",
+        metadata={
+            "description": "what lists (and counts by search): bitboard (at most 256 items: cells and "
+            "pieces used once), dlx (dancing links, any size) or auto (bitboard when it fits)"
+        },
     )
     memo_budget: int = attrs.field(
-        default=2_000_000, metadata={"description": "states the memo may store before auto gives up on it"}
+        default=1_000_000,
+        metadata={
+            "description": "states the frontier table may hold in one layer (and the memo in all) before "
+            "counting falls back to search"
+        },
     )
     symmetry: Literal["search", "burnside"] = attrs.field(
         default="search",
-        metadata={"description": "with distinct: break the symmetry in the search (search), or count the "
-                  "solutions each symmetry fixes (burnside)"},
+        metadata={
+            "description": "with distinct: break the symmetry in the search (search), or count the "
+            "solutions each symmetry fixes (burnside)"
+        },
     )
 
     def __attrs_post_init__(self):
@@ -51,18 +77,28 @@ class ExactCoverOptions:
 
 @attrs.define
 class Outcome:
-    """What one search (or several added up) did."""
+    """What one search (or several added up) did; ``details`` go to the result."""
 
     status: str = "completed"
     count: int = 0
     how: str = "dlx"
+    details: dict = attrs.Factory(dict)
 
     def add(self, other: Outcome, times: int = 1) -> None:
         self.count += times * other.count
         if self.status == "completed":
             self.status = other.status
-        if other.how not in self.how.split("+"):
-            self.how = f"{self.how}+{other.how}"
+        for part in other.how.split("+"):
+            if part not in self.how.split("+"):
+                self.how = f"{self.how}+{part}"
+        for key, value in other.details.items():
+            mine = self.details.get(key)
+            if key.startswith("table_peak"):
+                self.details[key] = max(value, mine or 0)
+            elif mine is None:
+                self.details[key] = value
+            elif key == "kernel" and value not in mine.split("+"):
+                self.details[key] = f"{mine}+{value}"
 
 
 class Limits:
@@ -86,46 +122,121 @@ class Limits:
         return None
 
 
-def enumerate_covers(problem: CoverProblem, on_ones, limits: Limits, limit: int = 0) -> Outcome:
-    """Run dancing links; ``on_ones(sorted model variables)`` per solution, or count only."""
-    if limits.reason():
-        return Outcome(limits.reason(), 0)
-    search = Search(problem.n_items, problem.options, problem.groups)
-    callback = None
-    if on_ones is not None:
-        variables = problem.variables
-        callback = lambda chosen: on_ones(sorted(variables[option] for option in chosen))  # noqa: E731
+def run_kernel(kernel, limits: Limits, *args):
+    """``kernel.run(*args)`` with the GIL released, cancelled when the stop event is set."""
     finished = threading.Event()
 
     def watch():
         while not finished.wait(0.02):
             if limits.stop.is_set():
-                search.cancel()
+                kernel.cancel()
                 return
 
     watcher = threading.Thread(target=watch, name="exactcover-stop", daemon=True)
     watcher.start()
     try:
-        status, count = search.run(callback, limit, limits.left())
+        return kernel.run(*args)
     finally:
         finished.set()
         watcher.join()
-    return Outcome(status, count)
 
 
-def count_covers(model: Model, problem: CoverProblem, options: ExactCoverOptions, limits: Limits) -> Outcome:
-    """Count without listing: the memo when chosen (or, on auto, while it pays), else dlx."""
-    if options.counter != "dlx":
+def listing_kernel(problem: CoverProblem, kernel: str, limits: Limits):
+    """(the search kernel for ``problem``, its name).  On auto: bitboards when the items
+    fit, unless dancing links finishes within ``PROBE_NODES`` nodes (a region whose holes
+    force most moves, which dancing links finds by choosing the most constrained cell and
+    the bitboards, filling the first empty cell, do not)."""
+    fits = problem.n_items <= BITBOARD_ITEMS
+    if kernel == "bitboard" and not fits:
+        raise InputError(
+            f"the bitboard kernel holds at most {BITBOARD_ITEMS} items, this model has {problem.n_items} "
+            '(use kernel = "auto" or "dlx")',
+            path="options.exactcover.kernel",
+        )
+    dancing_links = Search(problem.n_items, problem.options, problem.groups)
+    if kernel == "dlx" or not fits:
+        return dancing_links, "dlx"
+    if kernel == "auto" and run_kernel(dancing_links, limits, None, 0, limits.left(), PROBE_NODES)[0] == "completed":
+        return Search(problem.n_items, problem.options, problem.groups), "dlx"
+    position = {item: index for index, item in enumerate(problem.order)}
+    options = [([position[item] for item in items], memberships) for items, memberships in problem.options]
+    return Board(problem.n_items, options, problem.groups, first_branch(options, problem.n_items)), "bitboard"
+
+
+def first_branch(options, n_items: int) -> int:
+    """The item the bitboards branch on first: the one with the fewest options if that is
+    at most half as many as the first cell has (measured: the X pentomino restricted to 8
+    placements by symmetry breaking cuts 6×10 five-fold; unrestricted, with 32 against
+    the corner's 37, it doubles the time), else the first cell."""
+    reach = Counter(item for items, _ in options for item in items)
+    fewest = min(range(n_items), key=lambda item: (reach[item], item))
+    return fewest if 2 * reach[fewest] <= reach[0] else 0
+
+
+def enumerate_covers(problem: CoverProblem, on_ones, limits: Limits, limit: int = 0, kernel: str = "auto") -> Outcome:
+    """List the covers, ``on_ones(sorted model variables)`` per solution, or count them
+    (``on_ones`` None), on the kernel ``listing_kernel`` picks."""
+    reason = limits.reason()
+    if reason:
+        return Outcome(reason, 0, kernel, {"kernel": kernel})
+    search, name = listing_kernel(problem, kernel, limits)
+    callback = None
+    if on_ones is not None:
+        variables = problem.variables
+        callback = lambda chosen: on_ones(sorted(variables[option] for option in chosen))  # noqa: E731
+    status, count = run_kernel(search, limits, callback, limit, limits.left())
+    return Outcome(status, count, name, {"kernel": name})
+
+
+def count_covers(problem: CoverProblem, options: ExactCoverOptions, limits: Limits) -> Outcome:
+    """Count without listing: the frontier scan, the memo or the search kernel, as
+    ``options.counter`` says.  On auto: dancing links if it finishes within
+    ``PROBE_NODES`` nodes, else each counter in turn until one fits in its budget, the
+    reason for each step back written to ``details["counter_fallback"]``.  A forced
+    frontier scan on a model it cannot lay out (a Burnside count's merged model, say)
+    steps back to the search kernel the same way."""
+    notes = []
+    if options.counter == "auto":
+        probe = Search(problem.n_items, problem.options, problem.groups)
+        status, count = run_kernel(probe, limits, None, 0, limits.left(), PROBE_NODES)
+        if status != "node_limit":
+            return Outcome(status, count, "dlx", {"kernel": "dlx"})
+    if options.counter in ("auto", "frontier"):
+        plan = layout(problem)
+        if isinstance(plan, str):
+            notes.append(f"frontier: {plan}")
+        else:
+            budget = options.memo_budget if options.counter == "auto" else 1 << 62
+            status, count, states, size = run_kernel(frontier(plan), limits, budget, limits.left())
+            peaks = {"table_peak_states": states, "table_peak_mb": round(size / 2**20, 1)}
+            if status in ("completed", "interrupted", "time_limit"):
+                return Outcome(status, count, "frontier", {"kernel": "frontier", **peaks})
+            notes.append(
+                f"frontier: {'more than ' + str(budget) + ' states in a layer' if status == 'budget' else status} "
+                f"(peak {states} states, {peaks['table_peak_mb']} MB)"
+            )
+    if options.counter in ("auto", "memo"):
         auto = options.counter == "auto"
-        budget = options.memo_budget if auto else float("inf")
         try:
-            count = memo_count(model, problem, budget=budget, probe=auto, stop=limits.stop, deadline=limits.deadline)
-            return Outcome("completed", count, "memo")
+            count = memo_count(
+                problem,
+                budget=options.memo_budget if auto else float("inf"),
+                probe=auto,
+                stop=limits.stop,
+                deadline=limits.deadline,
+            )
+            return Outcome("completed", count, "memo", {"kernel": "memo", **_fallback(notes)})
         except Stopped as stopped:
-            return Outcome(stopped.reason, 0, "memo")
+            return Outcome(stopped.reason, 0, "memo", {"kernel": "memo", **_fallback(notes)})
         except MemoTooLarge:
-            pass
-    return enumerate_covers(problem, None, limits)
+            notes.append(f"memo: passed its budget of {options.memo_budget} states or its states did not recur")
+    outcome = enumerate_covers(problem, None, limits, kernel=options.kernel)
+    outcome.details.update(_fallback(notes))
+    return outcome
+
+
+def _fallback(notes: list[str]) -> dict:
+    return {"counter_fallback": "; ".join(notes)} if notes else {}
 
 
 _TERMINATION = {
@@ -139,8 +250,6 @@ _TERMINATION = {
 class ExactCoverBackend:
     """Exact cover by dancing links; counts by memo; symmetry broken in the search."""
 
-    supports_distinct = True
-
     def __init__(self, options: ExactCoverOptions | None = None):
         self.options = options or ExactCoverOptions()
 
@@ -150,8 +259,10 @@ class ExactCoverBackend:
         problem = cover_problem(model)
         limits = Limits(stop, settings.time_limit)
         decision = set(model.decision)
-        report = on_solution if decision == set(range(model.num_variables)) else (
-            lambda ones: on_solution([var for var in ones if var in decision])
+        report = (
+            on_solution
+            if decision == set(range(model.num_variables))
+            else (lambda ones: on_solution([var for var in ones if var in decision]))
         )
         distinct = None
         if settings.distinct and settings.mode in ("all", "count"):
@@ -159,9 +270,10 @@ class ExactCoverBackend:
 
             outcome, distinct = solve_distinct(model, problem, settings.mode, report, limits, self.options)
         elif settings.mode == "count":
-            outcome = count_covers(model, problem, self.options, limits)
+            outcome = count_covers(problem, self.options, limits)
         else:
-            outcome = enumerate_covers(problem, report, limits, limit=1 if settings.mode == "one" else 0)
+            limit = 1 if settings.mode == "one" else 0
+            outcome = enumerate_covers(problem, report, limits, limit=limit, kernel=self.options.kernel)
         complete = outcome.status in ("completed", "solution_limit")
         if outcome.count:
             found = Found.FEASIBLE
@@ -173,6 +285,7 @@ class ExactCoverBackend:
             raw_status=f"{outcome.how}: {outcome.status}",
             count=outcome.count if settings.mode in ("all", "count") else None,
             distinct_count=distinct if outcome.status == "completed" else None,
+            details={f"exactcover_{key}": value for key, value in outcome.details.items()},
         )
 
 
@@ -183,4 +296,13 @@ def polytile_register_backends(register):
         ExactCoverBackend,
         options=ExactCoverOptions,
         help="exact cover with multiplicities: dancing links in C, memoised counting, symmetry broken in the search",
+        # The fastest for a pure cover (docs/benchmarks/split.md, exactcover.md), but no objective
+        # and no general rows: auto takes an ILP backend for those.
+        capabilities=BackendCapabilities(
+            modes={"one", "all", "count"},
+            accepts={"count rows", "ranges", "weights"},
+            counts_without_listing=True,
+            distinct_in_search=True,
+            rank={"one": 30, "all": 30, "count": 30},
+        ),
     )

@@ -7,7 +7,8 @@
  *
  * The search runs with the GIL released.  It calls the Python callback once per
  * solution (taking the GIL back for the call), checks a cancel flag and the clock
- * every few thousand nodes, and stops after ``limit`` solutions when ``limit`` > 0.
+ * every few thousand nodes, and stops after ``limit`` solutions when ``limit`` > 0 (and
+ * after ``node_limit`` nodes when that is > 0: a probe of how hard the search is).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -15,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-enum { DONE = 0, LIMIT = 1, CANCELLED = 2, TIMED_OUT = 3, FAILED = 4 };
+enum { DONE = 0, LIMIT = 1, CANCELLED = 2, TIMED_OUT = 3, NODE_LIMIT = 4, FAILED = 5 };
 
 typedef struct {
     PyObject_HEAD
@@ -30,7 +31,7 @@ typedef struct {
     int *chosen;                   /* option chosen at each level */
     volatile int cancel;
     /* per run */
-    unsigned long long solutions, limit, nodes;
+    unsigned long long solutions, limit, nodes, node_limit;
     double deadline;
     int status, running;
     PyObject *callback;
@@ -115,7 +116,8 @@ static int report(Search *s, int depth) {
 /* Returns 0 when the whole search must stop. */
 static int search(Search *s, int depth) {
     if (s->rlink[0] == 0) return report(s, depth);
-    if ((++s->nodes & 4095) == 0) {
+    if (++s->nodes == s->node_limit) { s->status = NODE_LIMIT; return 0; }
+    if ((s->nodes & 4095) == 0) {
         if (s->cancel) { s->status = CANCELLED; return 0; }
         if (s->deadline > 0 && now() > s->deadline) { s->status = TIMED_OUT; return 0; }
     }
@@ -272,18 +274,20 @@ static int Search_init(Search *s, PyObject *args, PyObject *kwds) {
     return 0;
 }
 
-/* run(callback, limit, time_limit) -> (status, solutions)
- * status: "completed", "solution_limit", "interrupted" or "time_limit". */
+/* run(callback, limit, time_limit[, node_limit]) -> (status, solutions)
+ * status: "completed", "solution_limit", "interrupted", "time_limit" or "node_limit". */
 static PyObject *Search_run(Search *s, PyObject *args) {
     PyObject *callback;
     unsigned long long limit;
     double time_limit;
-    if (!PyArg_ParseTuple(args, "OKd", &callback, &limit, &time_limit)) return NULL;
+    unsigned long long node_limit = 0;
+    if (!PyArg_ParseTuple(args, "OKd|K", &callback, &limit, &time_limit, &node_limit)) return NULL;
     if (s->running) { PyErr_SetString(PyExc_RuntimeError, "this search is already running"); return NULL; }
     s->callback = callback;
     s->limit = limit;
     s->solutions = 0;
     s->nodes = 0;
+    s->node_limit = node_limit;
     s->status = DONE;
     s->deadline = time_limit > 0 ? now() + time_limit : 0;
     memset(s->count_in_group, 0, sizeof(long long) * (s->n_groups + 1));
@@ -296,7 +300,7 @@ static PyObject *Search_run(Search *s, PyObject *args) {
     s->running = 0;
     Py_DECREF(callback);
     if (s->status == FAILED) return NULL;
-    static const char *names[] = {"completed", "solution_limit", "interrupted", "time_limit"};
+    static const char *names[] = {"completed", "solution_limit", "interrupted", "time_limit", "node_limit"};
     return Py_BuildValue("(sK)", names[s->status], s->solutions);
 }
 
@@ -307,7 +311,7 @@ static PyObject *Search_cancel(Search *s, PyObject *unused) {
 
 static PyMethodDef Search_methods[] = {
     {"run", (PyCFunction)Search_run, METH_VARARGS,
-     "run(callback, limit, time_limit) -> (status, solutions); callback None counts only"},
+     "run(callback, limit, time_limit[, node_limit]) -> (status, solutions); callback None counts only"},
     {"cancel", (PyCFunction)Search_cancel, METH_NOARGS, "ask a running search to stop soon (any thread)"},
     {NULL}
 };

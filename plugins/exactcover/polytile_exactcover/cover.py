@@ -22,13 +22,17 @@ UNBOUNDED = 1 << 62
 @attrs.frozen
 class CoverProblem:
     """Items are numbered 1..n_items; ``options[k]`` is (items, [(group, weight)]) of the
-    model variable ``variables[k]``; ``rows[i - 1]`` is the constraint of item i."""
+    model variable ``variables[k]``; ``rows[i - 1]`` is the constraint of item i.
+    ``order`` lists the items in the order the kernels fill them: first the ``cells``
+    (items found to be a region's cells), then the others."""
 
     n_items: int
     options: tuple[tuple[tuple[int, ...], tuple[tuple[int, int], ...]], ...]
     variables: tuple[int, ...]
     groups: tuple[tuple[int, int], ...]
     rows: tuple[int, ...]
+    order: tuple[int, ...]
+    cells: int
 
     def option_of(self) -> dict[int, int]:
         return {var: k for k, var in enumerate(self.variables)}
@@ -54,7 +58,7 @@ def cover_problem(model: Model, *, allowed: set[int] | None = None) -> CoverProb
     bounds: dict[tuple, list[int]] = {}
     for index, constraint in enumerate(model.constraints):
         terms = [(var, coefficient) for var, coefficient in constraint.terms if coefficient != 0]
-        for var, coefficient in terms:
+        for _var, coefficient in terms:
             if not isinstance(coefficient, int) or coefficient < 0:
                 raise _refuse(f"constraint {constraint.name!r} has the coefficient {coefficient!r}")
         if constraint.sense == "==" and constraint.rhs == 1 and all(c == 1 for _, c in terms):
@@ -90,4 +94,48 @@ def cover_problem(model: Model, *, allowed: set[int] | None = None) -> CoverProb
             continue
         options.append((tuple(items_of[var]), tuple(member_of.get(var, ()))))
         variables.append(var)
-    return CoverProblem(len(rows), tuple(options), tuple(variables), tuple(groups), tuple(rows))
+    order, cells = scan_order(model, len(rows), options, variables)
+    return CoverProblem(len(rows), tuple(options), tuple(variables), tuple(groups), tuple(rows), order, cells)
+
+
+def scan_order(model: Model, n_items: int, options, variables) -> tuple[tuple[int, ...], int]:
+    """(items in the order the kernels fill them, how many of them are cells): the cells
+    (found as the one cell every option of a row shares) column by column along the
+    shorter side of their bounding box, then the other rows."""
+    options_of: dict[int, list[int]] = {}
+    for (items, _), var in zip(options, variables, strict=True):
+        for item in items:
+            options_of.setdefault(item, []).append(var)
+    shared: dict[int, set[tuple[int, int]]] = {}
+    for item in range(1, n_items + 1):
+        common = None
+        for var in options_of.get(item, ()):
+            placement = model.placements.get(var)
+            if placement is None:
+                common = None
+                break
+            common = set(placement.cells) if common is None else common & set(placement.cells)
+        if common:
+            shared[item] = common
+    # Every placement covering a cell covers the cell itself: a row whose placements share
+    # one cell is that cell.  Rows that share more (a cell only one placement reaches) get
+    # the first cell no other row has, fewest shared first; the order is only a heuristic.
+    located: dict[int, tuple[int, int]] = {}
+    claimed: set[tuple[int, int]] = set()
+    for item, common in sorted(shared.items(), key=lambda entry: (len(entry[1]), entry[0])):
+        free = sorted(common - claimed)
+        if free:
+            located[item] = free[0]
+            claimed.add(free[0])
+    if not located:
+        return tuple(range(1, n_items + 1)), 0
+    xs = [x for x, _ in located.values()]
+    ys = [y for _, y in located.values()]
+    wide = max(ys) - min(ys) <= max(xs) - min(xs)  # then scan column by column
+
+    def position(item):
+        x, y = located[item]
+        return (x, y) if wide else (y, x)
+
+    cells = sorted(located, key=position)
+    return tuple(cells + [item for item in range(1, n_items + 1) if item not in located]), len(cells)

@@ -16,10 +16,7 @@ import sys
 import threading
 import time
 
-from polytile_core.model.zero_one import Model
-
 from polytile_exactcover.cover import CoverProblem
-
 
 # Measured: 9×9 minus a corner with L-tetrominoes finds half its look-ups in the table at
 # 16k states; 6×10 with the 12 pentominoes finds 8% (and dancing links wins there).
@@ -37,42 +34,7 @@ class Stopped(Exception):
         self.reason = reason
 
 
-def scan_order(model: Model, problem: CoverProblem) -> list[int]:
-    """Items in the order the search fills them: cells (found as the one cell every option
-    of a row shares) along the shorter side of their bounding box, then the other rows."""
-    located: dict[int, tuple[int, int]] = {}
-    options_of: dict[int, list[int]] = {}
-    for k, (items, _) in enumerate(problem.options):
-        for item in items:
-            options_of.setdefault(item, []).append(problem.variables[k])
-    for item in range(1, problem.n_items + 1):
-        shared = None
-        for var in options_of.get(item, ()):
-            placement = model.placements.get(var)
-            if placement is None:
-                shared = None
-                break
-            shared = set(placement.cells) if shared is None else shared & set(placement.cells)
-            if not shared:
-                break
-        if shared is not None and len(shared) == 1:
-            located[item] = next(iter(shared))
-    if not located:
-        return list(range(1, problem.n_items + 1))
-    xs = [x for x, _ in located.values()]
-    ys = [y for _, y in located.values()]
-    wide = max(ys) - min(ys) <= max(xs) - min(xs)  # then scan column by column
-
-    def position(item):
-        x, y = located[item]
-        return (x, y) if wide else (y, x)
-
-    cells = sorted(located, key=position)
-    return cells + [item for item in range(1, problem.n_items + 1) if item not in located]
-
-
 def memo_count(
-    model: Model,
     problem: CoverProblem,
     *,
     budget: float,
@@ -83,7 +45,7 @@ def memo_count(
     """The number of exact covers of ``problem``; raises ``Stopped``, or ``MemoTooLarge``
     when the table passes ``budget`` states or (with ``probe``) when, past
     ``PROBE_STATES`` states, fewer than one look-up in four finds a state already counted."""
-    order = scan_order(model, problem)
+    order = problem.order
     bit = {item: 1 << position for position, item in enumerate(order)}
     full = (1 << len(order)) - 1
     # For each position, the options whose first item (in scan order) is there.
@@ -101,7 +63,7 @@ def memo_count(
 
     def ways(covered: int, totals: tuple[int, ...]) -> int:
         if covered == full:
-            return int(all(total >= lo for total, lo in zip(totals, lows)))
+            return int(all(total >= lo for total, lo in zip(totals, lows, strict=True)))
         key = (covered, totals)
         known = table.get(key)
         if known is not None:

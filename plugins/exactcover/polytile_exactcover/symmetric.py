@@ -56,7 +56,9 @@ def choose_anchor(model: Model, problem: CoverProblem, group: list[tuple[int, ..
         variables = frozenset(var for var, _ in model.constraints[row].terms)
         if any(frozenset(g[var] for var in variables) != variables for g in group):
             continue
-        free, fixed, seen = [], [], set()
+        free: list[int] = []
+        fixed: list[int] = []
+        seen: set[int] = set()
         for var in sorted(variables):
             if var in seen:
                 continue
@@ -75,7 +77,7 @@ def count_fixed(model: Model, permutation, keep: set[int] | None, options, limit
     """Solutions left unchanged by ``permutation`` (among those using only ``keep``)."""
     fixed, merged = fixed_model(model, permutation)
     allowed = None if keep is None else {new for new, cycle in enumerate(merged) if set(cycle) <= keep}
-    return count_covers(fixed, cover_problem(fixed, allowed=allowed), options, limits)
+    return count_covers(cover_problem(fixed, allowed=allowed), options, limits)
 
 
 def solve_distinct(
@@ -87,7 +89,7 @@ def solve_distinct(
     except ValueError as exc:
         raise InputError(f"cannot solve up to symmetry: {exc}", path="solve.distinct") from None
     if not group:
-        plain = count_covers(model, problem, options, limits) if mode == "count" else enumerate_covers(problem, report, limits)
+        plain = count_covers(problem, options, limits) if mode == "count" else enumerate_covers(problem, report, limits, kernel=options.kernel)
         return plain, None
     anchor = choose_anchor(model, problem, group) if options.symmetry == "search" and len(group) > 1 else None
     if anchor is None:
@@ -98,13 +100,13 @@ def solve_distinct(
 def _whole_group(model, problem, mode, report, limits, options, group):
     others = group[1:]
     if mode == "count":
-        raw = count_covers(model, problem, options, limits)
+        raw = count_covers(problem, options, limits)
         fixes = [raw.count]
         for permutation in others:
             if raw.status != "completed":
                 return raw, None
             fixed = count_fixed(model, permutation, None, options, limits)
-            raw.add(Outcome(fixed.status, 0, fixed.how))
+            raw.add(Outcome(fixed.status, 0, fixed.how, fixed.details))
             fixes.append(fixed.count)
         raw.how += "+burnside"
         return raw, burnside(fixes) if raw.status == "completed" else None
@@ -115,20 +117,20 @@ def _whole_group(model, problem, mode, report, limits, options, group):
             kept[0] += 1
             report(ones)
 
-    outcome = enumerate_covers(problem, keep_smallest, limits)
+    outcome = enumerate_covers(problem, keep_smallest, limits, kernel=options.kernel)
     outcome.how += "+smallest-image"
     return outcome, kept[0]
 
 
 def _anchored(model, problem, mode, report, limits, options, group, anchor: Anchor):
     order = len(group)
-    total = Outcome("completed", 0, "dlx+anchor")
+    total = Outcome("completed", 0, "anchor")
     distinct = 0
     free_part = restricted(problem, set(anchor.variables) - set(anchor.free))
     if mode == "count":
-        part = count_covers(model, free_part, options, limits)
+        part = count_covers(free_part, options, limits)
     else:
-        part = enumerate_covers(free_part, report, limits)
+        part = enumerate_covers(free_part, report, limits, kernel=options.kernel)
     total.add(part, order)
     distinct += part.count
     for placement in anchor.fixed:
@@ -137,7 +139,7 @@ def _anchored(model, problem, mode, report, limits, options, group, anchor: Anch
         stabiliser = [g for g in group if g[placement] == placement]
         at_placement = restricted(problem, set(anchor.variables) - {placement})
         if mode == "count":
-            part = count_covers(model, at_placement, options, limits)
+            part = count_covers(at_placement, options, limits)
             fixes = [part.count]
             keep = set(at_placement.variables)
             for permutation in stabiliser[1:]:
@@ -156,7 +158,7 @@ def _anchored(model, problem, mode, report, limits, options, group, anchor: Anch
                     kept[0] += 1
                     report(ones)
 
-            part = enumerate_covers(at_placement, keep_smallest, limits)
+            part = enumerate_covers(at_placement, keep_smallest, limits, kernel=options.kernel)
             distinct += kept[0]
         total.add(part, order // len(stabiliser))
     return total, distinct if total.status == "completed" else None

@@ -67,8 +67,16 @@ class TestConformance(BackendConformance):
         assert seconds < limit + self.slack
 
 
-class TestConformanceCountingByDancingLinks(TestConformance):
-    options = {"counter": "dlx"}
+class TestConformanceOnDancingLinks(TestConformance):
+    options = {"counter": "search", "kernel": "dlx"}
+
+
+class TestConformanceOnBitboards(TestConformance):
+    options = {"counter": "search", "kernel": "bitboard"}
+
+
+class TestConformanceCountingByTheMemo(TestConformance):
+    options = {"counter": "memo"}
 
 
 @pytest.mark.parametrize("n, expected", [(2, 2), (4, 36), (6, 6728), (8, 12_988_816)])
@@ -97,15 +105,15 @@ def test_l_trominoes_5_by_3n(n, expected):
     pieces = [api.piece("L", L_TROMINO, unlimited=True)]
     assert solve((3 * n, 5), pieces, "count").count == expected
     if n <= 4:
-        assert solve((3 * n, 5), pieces, "count", options={"counter": "dlx"}).count == expected
+        assert solve((3 * n, 5), pieces, "count", options={"counter": "search", "kernel": "dlx"}).count == expected
 
 
 def test_9x9_minus_corner_with_20_l_tetrominoes():
-    """1,709,594 (oracles.md), counted by the memo well under a second."""
+    """1,709,594 (oracles.md), counted by the frontier scan well under a second."""
     started = time.perf_counter()
     result = solve(CORNERLESS_9X9, [api.piece("L", L_TETROMINO, count=20)], "count")
     assert (result.termination, result.count) == (Termination.COMPLETED, 1_709_594)
-    assert result.raw_status.startswith("memo")
+    assert result.raw_status.startswith("frontier")
     assert time.perf_counter() - started < 5  # about 0.2 s on an idle core
 
 
@@ -205,12 +213,13 @@ def test_first_solution_streams_while_searching():
     assert arrivals[0] - started < 0.5 * (ended - started)
 
 
-def test_stop_event_ends_a_count_soon():
+@pytest.mark.parametrize("kernel", ["dlx", "bitboard"])
+def test_stop_event_ends_a_count_soon(kernel):
     model = pentomino_model((10, 6))
     stop = threading.Event()
     threading.Timer(0.3, stop.set).start()
     started = time.perf_counter()
-    result = ExactCoverBackend(ExactCoverOptions(counter="dlx")).solve(
+    result = ExactCoverBackend(ExactCoverOptions(counter="search", kernel=kernel)).solve(
         model, SolveSettings(mode="count"), lambda ones: None, stop
     )
     assert result.termination == Termination.INTERRUPTED
@@ -240,8 +249,9 @@ def test_piece_rows_with_min_and_max_merge_into_one_group():
     """4×4 with at most 2 dominoes, 1 to 3 squares and I-tetrominoes: 68 by brute force
     (polytile_core.testing), through '>=' and '<=' rows on the same piece."""
     pieces = [api.piece("D", ["##"], max=2), api.piece("O", ["##", "##"], min=1, max=3), api.piece("I", ["####"], unlimited=True)]
-    for counter in ("memo", "dlx"):
-        assert solve((4, 4), pieces, "count", options={"counter": counter}).count == 68
+    for options in ({"counter": "frontier"}, {"counter": "memo"}, {"counter": "search", "kernel": "dlx"},
+                    {"counter": "search", "kernel": "bitboard"}):
+        assert solve((4, 4), pieces, "count", options=options).count == 68
 
 
 @pytest.mark.skipif(not HAS_CHECKERBOARD, reason="the checkerboard plugin is not installed")

@@ -19,7 +19,6 @@ import numpy as np
 
 from polytile_core.host.builtin import CLASSIC_FAMILIES
 from polytile_core.model.geometry import SQUARE_SYMMETRIES, Cells, cells_from_rows, normalise, orientations
-
 from polytile_generate.enumerate import canonical_codes, check_kind, check_size, decode, sorted_codes
 
 ROTATIONS = SQUARE_SYMMETRIES[:4]
@@ -42,8 +41,9 @@ def _named_references(n: int) -> tuple[list[str], np.ndarray]:
     if len(letters) == len(forms):
         shapes = [normalise(cells) for cells in letters.values()]
         x, y = np.array(shapes).transpose(2, 0, 1)
-        lettered = np.array(sorted(min(orientations(cells, "free")) for cells in shapes)).transpose(2, 0, 1)
-        if np.array_equal(sorted_codes(*lettered, n), forms):
+        canonical_letters = sorted(min(orientations(cells, "free")) for cells in shapes)
+        lettered_x, lettered_y = np.array(canonical_letters).transpose(2, 0, 1)
+        if np.array_equal(sorted_codes(lettered_x, lettered_y, n), forms):
             return list(letters), sorted_codes(x, y, n)
     digits = len(str(len(forms)))
     return [f"P{n}-{number:0{digits}d}" for number in range(1, len(forms) + 1)], forms
@@ -53,7 +53,7 @@ def free_pieces(n: int) -> list[tuple[str, Cells]]:
     """The free n-ominoes, named, each in its reference orientation."""
     n = check_size(n)
     names, codes = _named_references(n)
-    return list(zip(names, decode(codes, n)))
+    return list(zip(names, decode(codes, n), strict=True))
 
 
 def n_ominoes(n: int, kind: str = "free") -> list[tuple[str, Cells]]:
@@ -75,11 +75,11 @@ def n_ominoes(n: int, kind: str = "free") -> list[tuple[str, Cells]]:
     distinct_turns = np.where(same[1], 1, np.where(same[2], 2, 4)).tolist()
     chiral = (~np.any([(mirror_turns[0] == codes).all(axis=1) for codes in turns], axis=0)).tolist()
     used = 1 if kind == "one-sided" else 4
-    turns = [decode(codes, n) for codes in turns[:used]]
-    mirror_turns = [decode(codes, n) for codes in mirror_turns[:used]]
+    turn_shapes = [decode(codes, n) for codes in turns[:used]]
+    mirror_shapes = [decode(codes, n) for codes in mirror_turns[:used]]
     found = []
     for index, name in enumerate(names):
-        sides = [(name, turns)] + ([(f"{name}'", mirror_turns)] if chiral[index] else [])
+        sides = [(name, turn_shapes)] + ([(f"{name}'", mirror_shapes)] if chiral[index] else [])
         for side, shapes in sides:
             for quarter in range(1 if kind == "one-sided" else distinct_turns[index]):
                 found.append((side if quarter == 0 else f"{side}@{90 * quarter}", shapes[quarter][index]))

@@ -80,7 +80,7 @@ def mix(colour: str, other: str, amount: float) -> str:
     """``colour`` moved ``amount`` (0..1) of the way towards ``other``."""
     a = [int(colour[i : i + 2], 16) for i in (1, 3, 5)]
     b = [int(other[i : i + 2], 16) for i in (1, 3, 5)]
-    return "#" + "".join(f"{round(p + (q - p) * amount):02x}" for p, q in zip(a, b))
+    return "#" + "".join(f"{round(p + (q - p) * amount):02x}" for p, q in zip(a, b, strict=True))
 
 
 def _extra_colour(index: int) -> str:
@@ -162,12 +162,14 @@ class _Picture:
         self.caption = caption
         self.owner: dict[Cell, int] = {}
         if solution is not None:
-            self.owner = {tuple(cell): i for i, placed in enumerate(solution.placements) for cell in placed.cells}
+            self.owner = {(x, y): i for i, placed in enumerate(solution.placements) for x, y in placed.cells}
         self.colours = colours
-        self.interior = {tuple(cell) for cell in solution.interior} if solution and solution.interior is not None else set()
+        self.interior: set[Cell] = set()
+        if solution is not None and solution.interior is not None:
+            self.interior = {(x, y) for x, y in solution.interior}
         self.enclosure = solution is not None and solution.interior is not None
         # An enclosure's region is its whole work board: draw only the fence and the field.
-        self.empty = set() if self.enclosure else region - set(self.owner)
+        self.empty: set[Cell] = set() if self.enclosure else region - set(self.owner)
         self.min_x, self.min_y, self.max_x, self.max_y = _bounds(set(self.owner) | self.interior | self.empty)
 
     def label(self, cell: Cell):
@@ -197,16 +199,19 @@ class _Picture:
                     fill = mix(fill, "#000000", 0.25)
                 px, py = left + (x - self.min_x) * s, top + (y - self.min_y) * s
                 items.append(Rect(px, py, s, fill, kind, (x, y), label if kind == "piece" else None))
-        thin_lines, thick_lines = [], []
+        # (horizontal, the row or column the edge lies on, (start, stop) along it)
+        thin_lines: list[tuple[bool, int, tuple[int, int]]] = []
+        thick_lines: list[tuple[bool, int, tuple[int, int]]] = []
         # Horizontal edges lie between rows y - 1 and y; vertical ones between columns x - 1 and x.
         for horizontal in (True, False):
             outer = range(self.min_y, self.max_y + 2) if horizontal else range(self.min_x, self.max_x + 2)
             inner = range(self.min_x, self.max_x + 1) if horizontal else range(self.min_y, self.max_y + 1)
             for a in outer:
-                run_start, run_class = None, None
-                for b in [*inner, None]:
+                # b == inner.stop is one past the last cell: it only closes the run still open.
+                run_start, run_class = inner.start, None
+                for b in [*inner, inner.stop]:
                     edge_class = None
-                    if b is not None:
+                    if b != inner.stop:
                         before, after = ((b, a - 1), (b, a)) if horizontal else ((a - 1, b), (a, b))
                         first, second = self.label(before), self.label(after)
                         if first != second:
@@ -215,17 +220,19 @@ class _Picture:
                             edge_class = "thin"
                     if edge_class != run_class:
                         if run_class is not None:
-                            segment = (run_start, b if b is not None else inner.stop)
+                            segment = (run_start, b)
                             (thick_lines if run_class == "thick" else thin_lines).append((horizontal, a, segment))
                         run_start, run_class = b, edge_class
         for lines, width, colour in ((thin_lines, thin, THIN_LINE), (thick_lines, thick, LINE)):
             for horizontal, a, (start, stop) in lines:
                 if horizontal:
-                    y = top + (a - self.min_y) * s
-                    items.append(Line(left + (start - self.min_x) * s, y, left + (stop - self.min_x) * s, y, width, colour))
+                    line_y = top + (a - self.min_y) * s
+                    start_x, stop_x = left + (start - self.min_x) * s, left + (stop - self.min_x) * s
+                    items.append(Line(start_x, line_y, stop_x, line_y, width, colour))
                 else:
-                    x = left + (a - self.min_x) * s
-                    items.append(Line(x, top + (start - self.min_y) * s, x, top + (stop - self.min_y) * s, width, colour))
+                    line_x = left + (a - self.min_x) * s
+                    start_y, stop_y = top + (start - self.min_y) * s, top + (stop - self.min_y) * s
+                    items.append(Line(line_x, start_y, line_x, stop_y, width, colour))
         return items
 
 
@@ -251,7 +258,7 @@ def layout(result: Result, options: RenderOptions | None = None) -> Scene:
     """The scene of a result: one picture, or a gallery when it holds several solutions."""
     options = options or RenderOptions()
     s = options.cell_size
-    region = {tuple(cell) for cell in result.region}
+    region = {(x, y) for x, y in result.region}
     shown = list(result.solutions[: options.limit])
     if not shown and not region:
         raise InputError("the result holds neither a solution nor a region to draw")
@@ -261,7 +268,7 @@ def layout(result: Result, options: RenderOptions | None = None) -> Scene:
         captions = _captions(shown)
         pictures = [
             _Picture(solution, region, piece_colours(solution, preferred), caption)
-            for solution, caption in zip(shown, captions)
+            for solution, caption in zip(shown, captions, strict=True)
         ]
     else:
         kept_none = result.found.value in ("feasible", "optimal")

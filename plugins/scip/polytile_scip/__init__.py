@@ -21,6 +21,7 @@ from typing import Literal
 import attrs
 
 from polytile_core import hookimpl
+from polytile_core.host.capabilities import BackendCapabilities
 
 Counting = Literal["auto", "nogood", "scip"]
 Emphasis = Literal["default", "feasibility", "cpsolver", "easycip", "hardlp", "optimality"]
@@ -71,4 +72,10 @@ def polytile_register_backends(register):
     register(
         "scip", make_backend, options=ScipOptions,
         help="SCIP via PySCIPOpt: find one, enumerate, count (SCIP's counting mode), optimise",
+        # Any 0-1 model; behind CP-SAT on every benchmark so far (docs/benchmarks/backends.md).
+        capabilities=BackendCapabilities(
+            modes={"one", "all", "count", "optimize"},
+            counts_without_listing=True,
+            rank={"one": 10, "all": 10, "count": 10, "optimize": 10},
+        ),
     )

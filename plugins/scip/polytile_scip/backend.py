@@ -254,6 +254,7 @@ class ScipBackend:
         if method == "scip":
             return self._listed(scip, "count", scip.getNCountedSols(), stop)
         if method == "nogood":
+            assert enumerator is not None  # installed above for this method
             return self._listed(scip, "enumerate", enumerator.count, stop)
         return self._searched(scip, model, stop)
 

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import attrs
 
-from polytile_core.model.analysis import ModelSize, analyze_split
-from polytile_core.errors import InputError
-from polytile_core.host.registry import Host
 from polytile_core.config.pipeline import make_plan, read_pipeline
 from polytile_core.config.schema import SplitSpec
+from polytile_core.errors import InputError
+from polytile_core.host.registry import Host
+from polytile_core.model.analysis import ModelSize, analyze_split
 
 
 def add(subparsers):
     command = subparsers.add_parser("analyze", help="show how a split divides a pipeline's problem (no solving)")
     command.add_argument("pipeline", help="the pipeline TOML file")
-    command.add_argument("--first", type=int, default=5, metavar="N", help="subproblems shown in full, with f (default 5)")
+    command.add_argument(
+        "--first", type=int, default=5, metavar="N", help="subproblems shown in full, with f (default 5)"
+    )
     command.add_argument(
         "--scan", type=int, default=1000, metavar="N",
         help="subproblems looked at for removals and sizes (default 1000; all of them when there are fewer)",
@@ -39,6 +41,7 @@ def analyze(arguments) -> int:
         plan = make_plan(attrs.evolve(pipeline, split=SplitSpec(method=method)), host)
         if plan.problem != "tiling":
             raise InputError(f"a split applies to tiling problems, not {plan.problem!r}", path="problem")
+        assert plan.split is not None  # make_plan registers the split the pipeline names
         original = plan.build()
         split = plan.split.provides.split(plan.tiling_problem(), original, plan.build, plan.split_options)
     except InputError as exc:
@@ -52,10 +55,11 @@ def analyze(arguments) -> int:
         print(f"subproblems: 0\n{analysis.impossible}")
     else:
         total = "unknown" if analysis.total is None else f"{analysis.total:,}"
-        whole = "all" if analysis.total is not None and analysis.scanned >= analysis.total else f"the first {analysis.scanned:,}"
+        scanned_all = analysis.total is not None and analysis.scanned >= analysis.total
+        whole = "all" if scanned_all else f"the first {analysis.scanned:,}"
         print(f"subproblems: {total}; removed before search: {analysis.removed:,} (of {whole})")
     print(f"classification: {analysis.classification}")
     for part in analysis.first:
-        shown = f"removed before search: {part.removed}" if part.removed else _size(part.size)
+        shown = _size(part.size) if part.size is not None else f"removed before search: {part.removed}"
         print(f"  {part.key}: {shown}")
     return 0

@@ -14,8 +14,8 @@ from pathlib import Path
 from polytile_core.convert import structure
 from polytile_core.errors import InputError
 from polytile_core.host.registry import Host
-from polytile_core.output.results import Result
 from polytile_core.output.resultfile import read_result
+from polytile_core.output.results import Result
 
 # Renderer options that `polytile render` takes as flags (--cell-size for cell_size, ...).
 OPTION_FLAGS = ("cell_size", "checkerboard", "columns", "limit")
@@ -24,11 +24,15 @@ OPTION_FLAGS = ("cell_size", "checkerboard", "columns", "limit")
 def add(subparsers):
     command = subparsers.add_parser("render", help="draw a result file as a picture (svg, png, txt)")
     command.add_argument("result", help="a result file written by `polytile solve -o` (.json or .toml)")
-    command.add_argument("-o", "--output", required=True, metavar="FILE", help="the picture; its extension picks the format")
+    command.add_argument(
+        "-o", "--output", required=True, metavar="FILE", help="the picture; its extension picks the format"
+    )
     command.add_argument("--format", help="the render format (default: the extension; see `polytile plugins`)")
     command.add_argument("--force", action="store_true", help="replace the picture if it exists")
     command.add_argument("--cell-size", type=int, metavar="PX", help="pixels per cell")
-    command.add_argument("--checkerboard", action="store_true", default=None, help="shade the checkerboard's black cells")
+    command.add_argument(
+        "--checkerboard", action="store_true", default=None, help="shade the checkerboard's black cells"
+    )
     command.add_argument("--columns", type=int, metavar="N", help="pictures per row of a gallery")
     command.add_argument("--limit", type=int, metavar="N", help="most solutions drawn in a gallery")
     command.set_defaults(func=render)
@@ -53,10 +57,10 @@ def prepare_renderer(
     The renderer's options are the pipeline's table named after its plugin
     (``[options.render]`` for svg and png) from ``tables``, with ``flags`` on top.
     """
-    path = Path(path)
-    fmt = (fmt or path.suffix.lstrip(".")).lower()
+    picture = Path(path)
+    fmt = (fmt or picture.suffix.lstrip(".")).lower()
     if not fmt:
-        raise InputError("the picture needs an extension (.svg, .png, .txt) or --format", source=str(path))
+        raise InputError("the picture needs an extension (.svg, .png, .txt) or --format", source=str(picture))
     registration = host.get("renderers", fmt)
     option_path = f"options.{registration.plugin}"
     table = {**(tables or {}).get(registration.plugin, {}), **(flags or {})}
@@ -66,17 +70,17 @@ def prepare_renderer(
         options = None
     else:
         options = structure(table or {}, registration.options, path=option_path)
-    if path.exists() and not force:
-        raise InputError("the file exists already; choose another name or pass --force", source=str(path))
-    if not path.absolute().parent.is_dir():
-        raise InputError("no such directory", source=str(path.parent))
+    if picture.exists() and not force:
+        raise InputError("the file exists already; choose another name or pass --force", source=str(picture))
+    if not picture.absolute().parent.is_dir():
+        raise InputError("no such directory", source=str(picture.parent))
 
     def draw(result: Result) -> None:
         # Drawn beside the target, then renamed: a failed or interrupted drawing leaves no half picture.
-        temporary = path.with_name(f".{path.stem}.{os.getpid()}.tmp{path.suffix}")
+        temporary = picture.with_name(f".{picture.stem}.{os.getpid()}.tmp{picture.suffix}")
         try:
             registration.provides(result, temporary, options)
-            os.replace(temporary, path)
+            os.replace(temporary, picture)
         except BaseException:
             temporary.unlink(missing_ok=True)
             raise

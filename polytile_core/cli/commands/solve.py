@@ -6,6 +6,7 @@ import contextlib
 import signal
 import sys
 import threading
+import time
 from pathlib import Path
 
 import attrs
@@ -14,12 +15,14 @@ from polytile_core.cli.commands.render import prepare_renderer
 from polytile_core.cli.progress import ProgressLine
 from polytile_core.config.pipeline import Plan, load_plan, read_pipeline
 from polytile_core.errors import InputError
+from polytile_core.host.capabilities import AUTO, model_features
 from polytile_core.host.registry import Host
 from polytile_core.output.picture import ascii_picture
 from polytile_core.output.resultfile import ResultLines, RunHeader, result_text, write_result
 from polytile_core.output.results import Result, Termination
 from polytile_core.solve.checkpoint import Checkpoint
-from polytile_core.solve.run import run
+from polytile_core.solve.route import choose
+from polytile_core.solve.run import HEAD_START, SMALL_MODEL, run
 
 # Solutions a streamed run (-o FILE.jsonl) keeps in memory, for the summary and --render.
 STREAMED_KEEP = 12
@@ -32,10 +35,13 @@ def add(subparsers):
     command = subparsers.add_parser("solve", help="solve a pipeline file")
     command.add_argument("pipeline", help="the pipeline TOML file")
     command.add_argument("--mode", choices=("one", "all", "count"), help="find one, list all, or count")
-    command.add_argument("--backend", help="backend plugin (overrides solve.backend)")
+    command.add_argument("--backend", help="backend plugin, or auto: polytile chooses (overrides solve.backend)")
     command.add_argument("--time-limit", type=float, metavar="S", help="seconds before giving up")
     command.add_argument("--distinct", action="store_true", help="also count solutions up to the region's symmetry")
-    command.add_argument("--jobs", type=int, metavar="N", help="parts of a split solved at once")
+    command.add_argument(
+        "--jobs", type=int, metavar="N",
+        help="parts of a split, or routes of a race, at once (default: the usable cores with backend auto, else 1)",
+    )
     command.add_argument("--executor", help="executor plugin for the parts of a split")
     command.add_argument(
         "--scheduler",
@@ -59,6 +65,9 @@ def add(subparsers):
         "--render", metavar="FILE", help="also draw the result: .svg, .png or .txt (options: [options.render])"
     )
     command.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors (no progress line)")
+    command.add_argument(
+        "--explain", action="store_true", help="print the routes backend auto would take, and why, without solving"
+    )
     command.set_defaults(func=solve)
 
 
@@ -89,6 +98,12 @@ def with_scheduler(plan, address: str):
 def solve(arguments) -> int:
     host = Host(autoload=not arguments.no_autoload)
     plan = load_plan(arguments.pipeline, host, overrides(arguments))
+    if arguments.explain:
+        try:
+            print(explain(plan))
+        except InputError as exc:
+            raise exc.with_source(arguments.pipeline) from None
+        return 0
     if arguments.scheduler:
         plan = with_scheduler(plan, arguments.scheduler)
     if arguments.resume and not arguments.checkpoint:
@@ -136,7 +151,7 @@ def header_of(plan: Plan) -> RunHeader:
         line="header",
         problem=plan.problem,
         mode=plan.settings.mode,
-        backend=plan.backend.name,
+        backend=plan.backend.name if plan.backend else AUTO,  # auto: the end line names the one that answered
         pieces=tuple(piece.name for piece in plan.pieces),
         time_limit=plan.settings.time_limit,
         distinct=plan.distinct,
@@ -188,6 +203,9 @@ def summary(result: Result) -> str:
     lines = [
         f"status: {result.termination.value}, {result.found.value.replace('_', ' ')} ({result.backend}: {result.raw_status})"
     ]
+    route = result.details.get("route")
+    if isinstance(route, dict) and "how" in route:
+        lines.append(f"route: {route['name']} ({route['how']})")
     if result.message:
         lines.append(result.message)
     if result.count is not None:
@@ -203,4 +221,39 @@ def summary(result: Result) -> str:
     if result.solutions:
         lines.append(ascii_picture(result.solutions[0], result.region))
     lines.append(f"time: {result.seconds:.2f} s")
+    return "\n".join(lines)
+def explain(plan: Plan) -> str:
+    """The routes ``backend = "auto"`` would take for ``plan``, best first, and why."""
+    if plan.candidates is None or plan.backend is not None:
+        named = plan.backend.name if plan.backend else "?"
+        with_split = f" with the {plan.split.name} split" if plan.split else ""
+        return f"backend {named}{with_split} ({plan.backend_why}); auto chooses nothing"
+    started = time.perf_counter()
+    model = plan.build()
+    built = time.perf_counter() - started
+    features = model_features(model)
+    routing = choose(plan, features, large_model=built > SMALL_MODEL)
+    mode = plan.settings.mode
+    described = ", ".join(sorted(features)) or "a plain exact cover"
+    lines = [
+        f"mode {mode}; the model has {model.num_variables} variables, {len(model.constraints)} rows: {described}; "
+        f"built in {built:.2f} s"
+    ]
+    if routing.race:
+        best, width = routing.routes[0].name, len(routing.routes)
+        if built > SMALL_MODEL:
+            lines.append(f"no head start (the model took over {SMALL_MODEL:g} s to build): each racer builds it again,")
+        else:
+            lines.append(f"first {best} in this process for {HEAD_START:g} s,")
+        lines.append(f"then a race of {width} routes in processes ({plan.jobs} jobs); the first answer wins:")
+    else:
+        lines.append("the route:")
+    lines += [f"  {number}. {route.name}: {route.why}" for number, route in enumerate(routing.routes, 1)]
+    raced = {route.split.name for route in routing.routes if route.split is not None}
+    for certificate in routing.certificates:
+        where = "as a route" if certificate.name in raced else "here, while the racers start"
+        lines.append(f"  and the impossibility certificate of {certificate.name} ({where}): a proof without search")
+    if routing.passed_over:
+        lines.append("passed over:")
+        lines += [f"  {reason}" for reason in routing.passed_over]
     return "\n".join(lines)

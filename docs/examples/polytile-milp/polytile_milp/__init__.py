@@ -11,6 +11,7 @@ from __future__ import annotations
 import attrs
 
 from polytile_core import hookimpl
+from polytile_core.host.capabilities import BackendCapabilities
 
 
 @attrs.frozen
@@ -32,4 +33,13 @@ def make_backend(options: MilpOptions | None = None):
 
 @hookimpl
 def polytile_register_backends(register):
-    register("milp", make_backend, options=MilpOptions, help="SciPy's milp (HiGHS): an example third-party backend")
+    register(
+        "milp", make_backend, options=MilpOptions,
+        help="SciPy's milp (HiGHS): an example third-party backend",
+        # Declared capabilities let `backend = "auto"` choose it; the low rank puts it after
+        # every faster backend installed, and first where none is.
+        capabilities=BackendCapabilities(
+            modes={"one", "all", "count", "optimize"},
+            rank={"one": 1, "all": 1, "count": 1, "optimize": 1},
+        ),
+    )

@@ -1,0 +1,331 @@
+/* Listing exact covers of at most 256 items on bitboards, in C.
+ *
+ * The items are numbered in a scan order (a tiling's cells column by column along the
+ * shorter side, then the pieces used once) and a state is a bitboard of covered items
+ * (1 to 4 machine words).  An option is a mask; the search first branches on the item
+ * it is told (the X pentomino, restricted to 8 placements by symmetry breaking), then
+ * always fills the first empty item with
+ * the options whose first item it is, so there is no list to unlink and no column to
+ * choose: one AND per word per candidate.  Counted groups (a piece's copies,
+ * with a lower and an upper bound) work as in the dancing-links kernel: the upper bound
+ * is checked on placing, the lower bound when the board is full.
+ *
+ * The search runs with the GIL released, calls the Python callback once per solution
+ * (with the chosen options, numbered as given), checks a cancel flag and the clock
+ * every few thousand nodes, and stops after ``limit`` solutions when ``limit`` > 0.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_WORDS 4
+
+enum { DONE = 0, LIMIT = 1, CANCELLED = 2, TIMED_OUT = 3, FAILED = 4 };
+
+typedef struct {
+    PyObject_HEAD
+    int n_items, words, n_options, n_groups;
+    uint64_t *mask;                     /* option k's mask: words at mask[k * MAX_WORDS] */
+    int *option_id;                     /* the caller's number of each (sorted) option */
+    int *first;                         /* options whose first item is i: first[i] .. first[i+1]-1 */
+    int *root, n_root;                  /* the options branched on first (those of the item with fewest) */
+    int *member_start, *member_group;   /* option -> its (group, weight) pairs */
+    long long *member_weight, *total, *lo, *hi;
+    int *chosen;
+    volatile int cancel;
+    /* per run */
+    unsigned long long solutions, limit, nodes;
+    double deadline;
+    int status, running;
+    PyObject *callback;
+    PyThreadState *thread_state;
+} Board;
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static int report(Board *s, int depth) {
+    for (int g = 0; g < s->n_groups; g++)
+        if (s->total[g] < s->lo[g]) return 1;
+    s->solutions++;
+    if (s->callback != Py_None) {
+        PyEval_RestoreThread(s->thread_state);
+        PyObject *ones = PyList_New(depth);
+        int ok = ones != NULL;
+        for (int k = 0; ok && k < depth; k++) {
+            PyObject *value = PyLong_FromLong(s->option_id[s->chosen[k]]);
+            if (value == NULL) ok = 0; else PyList_SET_ITEM(ones, k, value);
+        }
+        if (ok) {
+            PyObject *answer = PyObject_CallOneArg(s->callback, ones);
+            ok = answer != NULL;
+            Py_XDECREF(answer);
+        }
+        Py_XDECREF(ones);
+        s->thread_state = PyEval_SaveThread();
+        if (!ok) { s->status = FAILED; return 0; }
+    }
+    if (s->limit && s->solutions >= s->limit) { s->status = LIMIT; return 0; }
+    return 1;
+}
+
+static inline int fits(const Board *s, int o) {
+    for (int k = s->member_start[o]; k < s->member_start[o + 1]; k++) {
+        int g = s->member_group[k];
+        if (s->total[g] + s->member_weight[k] > s->hi[g]) return 0;
+    }
+    return 1;
+}
+
+static inline void count_in(Board *s, int o, int sign) {
+    for (int k = s->member_start[o]; k < s->member_start[o + 1]; k++)
+        s->total[s->member_group[k]] += sign * s->member_weight[k];
+}
+
+/* One search per board width, so that the loops over words unroll. */
+#define SEARCH(W)                                                                       \
+    static int search_##W(Board *s, const uint64_t *board, int depth) {                 \
+        int word = 0;                                                                   \
+        while (word < W && board[word] == ~0ULL) word++;                                \
+        if (word == W) return report(s, depth);                                         \
+        if ((++s->nodes & 4095) == 0) {                                                 \
+            if (s->cancel) { s->status = CANCELLED; return 0; }                         \
+            if (s->deadline > 0 && now() > s->deadline) { s->status = TIMED_OUT; return 0; } \
+        }                                                                               \
+        int item = 64 * word + __builtin_ctzll(~board[word]);                           \
+        uint64_t next[W];                                                               \
+        for (int o = s->first[item]; o < s->first[item + 1]; o++) {                     \
+            const uint64_t *m = s->mask + (size_t)o * MAX_WORDS;                        \
+            int clash = 0;                                                              \
+            for (int w = 0; w < W; w++) clash |= (m[w] & board[w]) != 0;                \
+            if (clash) continue;                                                        \
+            int counted = s->member_start[o] < s->member_start[o + 1];                  \
+            if (counted && !fits(s, o)) continue;                                       \
+            for (int w = 0; w < W; w++) next[w] = board[w] | m[w];                      \
+            if (counted) count_in(s, o, 1);                                             \
+            s->chosen[depth] = o;                                                       \
+            int go_on = search_##W(s, next, depth + 1);                                 \
+            if (counted) count_in(s, o, -1);                                            \
+            if (!go_on) return 0;                                                       \
+        }                                                                               \
+        return 1;                                                                       \
+    }
+
+SEARCH(1)
+SEARCH(2)
+SEARCH(3)
+SEARCH(4)
+
+static void Board_dealloc(Board *s) {
+    free(s->mask); free(s->option_id); free(s->first); free(s->root); free(s->member_start); free(s->member_group);
+    free(s->member_weight); free(s->total); free(s->lo); free(s->hi); free(s->chosen);
+    Py_TYPE(s)->tp_free((PyObject *)s);
+}
+
+static int read_int(PyObject *seq, Py_ssize_t k, long long *out) {
+    PyObject *item = PySequence_GetItem(seq, k);
+    if (item == NULL) return -1;
+    *out = PyLong_AsLongLong(item);
+    Py_DECREF(item);
+    return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
+}
+
+/* Board(n_items, options, groups[, first_item])
+ *   options: per option (items, [(group, weight)]), items numbered 0..n_items-1 in scan order;
+ *   groups:  per group (lo, hi);
+ *   first_item: the item branched on first (default 0, the first in scan order). */
+static int Board_init(Board *s, PyObject *args, PyObject *kwds) {
+    int n_items;
+    PyObject *options, *groups;
+    int fewest = -1;
+    if (!PyArg_ParseTuple(args, "iOO|i", &n_items, &options, &groups, &fewest)) return -1;
+    if (n_items < 1 || n_items > 64 * MAX_WORDS) {
+        PyErr_SetString(PyExc_ValueError, "a bitboard holds 1 to 256 items");
+        return -1;
+    }
+    Py_ssize_t n_options = PySequence_Length(options), n_groups = PySequence_Length(groups);
+    if (n_options < 0 || n_groups < 0) return -1;
+    s->n_items = n_items;
+    s->words = (n_items + 63) / 64;
+    s->n_options = (int)n_options;
+    s->n_groups = (int)n_groups;
+    s->mask = calloc((n_options + 1) * MAX_WORDS, sizeof(uint64_t));
+    s->option_id = calloc(n_options + 1, sizeof(int));
+    s->first = calloc(n_items + 2, sizeof(int));
+    s->member_start = calloc(n_options + 2, sizeof(int));
+    s->total = calloc(n_groups + 1, sizeof(long long));
+    s->lo = calloc(n_groups + 1, sizeof(long long));
+    s->hi = calloc(n_groups + 1, sizeof(long long));
+    s->chosen = calloc(n_items + 1, sizeof(int));
+    int *start = calloc(n_options + 1, sizeof(int));
+    uint64_t *masks = calloc((n_options + 1) * MAX_WORDS, sizeof(uint64_t));
+    if (!s->mask || !s->option_id || !s->first || !s->member_start || !s->total || !s->lo || !s->hi ||
+        !s->chosen || !start || !masks) {
+        free(start); free(masks);
+        PyErr_NoMemory();
+        return -1;
+    }
+    int ok = 1;
+    for (Py_ssize_t g = 0; ok && g < n_groups; g++) {
+        PyObject *bounds = PySequence_GetItem(groups, g);
+        ok = bounds && !read_int(bounds, 0, &s->lo[g]) && !read_int(bounds, 1, &s->hi[g]);
+        Py_XDECREF(bounds);
+    }
+    /* Read every option's mask and first item; count the memberships. */
+    Py_ssize_t memberships = 0;
+    for (Py_ssize_t o = 0; ok && o < n_options; o++) {
+        PyObject *option = PySequence_GetItem(options, o);
+        PyObject *items = option ? PySequence_GetItem(option, 0) : NULL;
+        PyObject *member = option ? PySequence_GetItem(option, 1) : NULL;
+        Py_ssize_t n = items ? PySequence_Length(items) : -1, m = member ? PySequence_Length(member) : -1;
+        ok = n > 0 && m >= 0;
+        if (n == 0) PyErr_SetString(PyExc_ValueError, "every option needs at least one item");
+        start[o] = n_items;
+        for (Py_ssize_t j = 0; ok && j < n; j++) {
+            long long item;
+            if (read_int(items, j, &item)) { ok = 0; break; }
+            if (item < 0 || item >= n_items) { PyErr_SetString(PyExc_ValueError, "item out of range"); ok = 0; break; }
+            masks[o * MAX_WORDS + item / 64] |= 1ULL << (item % 64);
+            if (item < start[o]) start[o] = (int)item;
+        }
+        memberships += m > 0 ? m : 0;
+        Py_XDECREF(option); Py_XDECREF(items); Py_XDECREF(member);
+    }
+    if (ok) {
+        s->member_group = calloc(memberships + 1, sizeof(int));
+        s->member_weight = calloc(memberships + 1, sizeof(long long));
+        if (!s->member_group || !s->member_weight) { PyErr_NoMemory(); ok = 0; }
+    }
+    if (ok) {
+        /* Sort the options by first item (counting sort, stable). */
+        for (Py_ssize_t o = 0; o < n_options; o++) s->first[start[o] + 1]++;
+        for (int i = 0; i < n_items; i++) s->first[i + 1] += s->first[i];
+        int *place = calloc(n_items + 1, sizeof(int));
+        if (place == NULL) { PyErr_NoMemory(); ok = 0; }
+        for (int i = 0; ok && i < n_items; i++) place[i] = s->first[i];
+        for (Py_ssize_t o = 0; ok && o < n_options; o++) {
+            int k = place[start[o]]++;
+            s->option_id[k] = (int)o;
+            memcpy(s->mask + (size_t)k * MAX_WORDS, masks + (size_t)o * MAX_WORDS, MAX_WORDS * sizeof(uint64_t));
+        }
+        free(place);
+    }
+    /* Memberships, in sorted order. */
+    int k = 0;
+    for (int sorted = 0; ok && sorted < n_options; sorted++) {
+        s->member_start[sorted] = k;
+        PyObject *option = PySequence_GetItem(options, s->option_id[sorted]);
+        PyObject *member = option ? PySequence_GetItem(option, 1) : NULL;
+        Py_ssize_t m = member ? PySequence_Length(member) : -1;
+        ok = m >= 0;
+        for (Py_ssize_t j = 0; ok && j < m; j++) {
+            PyObject *pair = PySequence_GetItem(member, j);
+            long long group, weight;
+            if (pair == NULL || read_int(pair, 0, &group) || read_int(pair, 1, &weight)) ok = 0;
+            else if (group < 0 || group >= n_groups) { PyErr_SetString(PyExc_ValueError, "group out of range"); ok = 0; }
+            else { s->member_group[k] = (int)group; s->member_weight[k] = weight; k++; }
+            Py_XDECREF(pair);
+        }
+        Py_XDECREF(option); Py_XDECREF(member);
+    }
+    s->member_start[n_options] = k;
+    /* The options of the item branched on first (in sorted order); by default the first item. */
+    if (fewest < 0 || fewest >= n_items) fewest = 0;
+    s->root = ok ? calloc(n_options + 1, sizeof(int)) : NULL;
+    if (ok && s->root == NULL) { PyErr_NoMemory(); ok = 0; }
+    for (int o = 0; ok && o < n_options; o++)
+        if (s->mask[(size_t)o * MAX_WORDS + fewest / 64] >> (fewest % 64) & 1) s->root[s->n_root++] = o;
+    free(start);
+    free(masks);
+    return ok ? 0 : -1;
+}
+
+/* run(callback, limit, time_limit) -> (status, solutions)
+ * status: "completed", "solution_limit", "interrupted" or "time_limit". */
+static PyObject *Board_run(Board *s, PyObject *args) {
+    PyObject *callback;
+    unsigned long long limit;
+    double time_limit;
+    if (!PyArg_ParseTuple(args, "OKd", &callback, &limit, &time_limit)) return NULL;
+    if (s->running) { PyErr_SetString(PyExc_RuntimeError, "this search is already running"); return NULL; }
+    s->callback = callback;
+    s->limit = limit;
+    s->solutions = 0;
+    s->nodes = 0;
+    s->status = DONE;
+    s->deadline = time_limit > 0 ? now() + time_limit : 0;
+    memset(s->total, 0, sizeof(long long) * (s->n_groups + 1));
+    uint64_t board[MAX_WORDS];
+    for (int w = 0; w < MAX_WORDS; w++) {
+        int bits = s->n_items - 64 * w;   /* items in this word; the rest count as covered */
+        board[w] = bits >= 64 ? 0 : bits <= 0 ? ~0ULL : ~0ULL << bits;
+    }
+    s->running = 1;
+    Py_INCREF(callback);
+    s->thread_state = PyEval_SaveThread();
+    for (int k = 0; k < s->n_root && s->status == DONE; k++) {
+        int o = s->root[k];
+        if (s->cancel) { s->status = CANCELLED; break; }
+        if (!fits(s, o)) continue;
+        uint64_t next[MAX_WORDS];
+        for (int w = 0; w < MAX_WORDS; w++) next[w] = board[w] | s->mask[(size_t)o * MAX_WORDS + w];
+        count_in(s, o, 1);
+        s->chosen[0] = o;
+        if (s->words == 1) search_1(s, next, 1);
+        else if (s->words == 2) search_2(s, next, 1);
+        else if (s->words == 3) search_3(s, next, 1);
+        else search_4(s, next, 1);
+        count_in(s, o, -1);
+    }
+    PyEval_RestoreThread(s->thread_state);
+    s->running = 0;
+    Py_DECREF(callback);
+    if (s->status == FAILED) return NULL;
+    static const char *names[] = {"completed", "solution_limit", "interrupted", "time_limit"};
+    return Py_BuildValue("(sK)", names[s->status], s->solutions);
+}
+
+static PyObject *Board_cancel(Board *s, PyObject *unused) {
+    s->cancel = 1;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef Board_methods[] = {
+    {"run", (PyCFunction)Board_run, METH_VARARGS,
+     "run(callback, limit, time_limit) -> (status, solutions); callback None counts only"},
+    {"cancel", (PyCFunction)Board_cancel, METH_NOARGS, "ask a running search to stop soon (any thread)"},
+    {NULL}
+};
+
+static PyTypeObject BoardType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "polytile_exactcover._bitboard.Board",
+    .tp_basicsize = sizeof(Board),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Board(n_items, options, groups[, first_item]): an exact cover of at most 256 items on bitboards",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Board_init,
+    .tp_dealloc = (destructor)Board_dealloc,
+    .tp_methods = Board_methods,
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_bitboard", "Exact cover on bitboards", -1, NULL};
+
+PyMODINIT_FUNC PyInit__bitboard(void) {
+    if (PyType_Ready(&BoardType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    Py_INCREF(&BoardType);
+    if (PyModule_AddObject(m, "Board", (PyObject *)&BoardType) < 0) {
+        Py_DECREF(&BoardType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

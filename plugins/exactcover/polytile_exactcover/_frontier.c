@@ -1,0 +1,363 @@
+/* Counting exact covers by a frontier (broken-profile) scan, in C.
+ *
+ * The items are put in a scan order: first the cells (positions 0..K-1), then up to 64
+ * "tail" items (a piece used exactly once).  The scan fills the first empty cell, so
+ * every state of layer i has the cells before i covered, and the state is
+ *   (window: which of the cells i, i+1, ... i+63 are covered,
+ *    tail: which tail items are covered,
+ *    totals: how many copies of each counted piece are placed, packed into 64 bits).
+ * Layer i+1 is built from layer i alone (forward, like a transfer matrix), so the table
+ * holds two layers at a time; a state's count is the number of ways to reach it.  The
+ * counts of the pieces with more than one copy live in the state, truncated where
+ * they no longer matter: at the upper bound (a placement past it is refused) or, for
+ * a piece without an upper bound, saturated at its lower bound.
+ *
+ * Counts are unsigned 128-bit integers; an addition that would overflow stops the scan
+ * with status "overflow" (the caller then counts with Python's integers).  The scan
+ * stops with status "budget" when a layer passes ``budget`` states.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef unsigned __int128 u128;
+
+enum { DONE = 0, CANCELLED = 1, TIMED_OUT = 2, BUDGET = 3, OVERFLOW = 4, NO_MEMORY = 5 };
+
+typedef struct {
+    uint64_t window, tail, totals;
+    u128 count;
+    uint32_t slot;
+} Entry;
+
+typedef struct {
+    Entry *entries;
+    size_t used, room;
+    uint32_t *index;        /* entry number + 1, 0 = empty */
+    size_t capacity;        /* a power of two */
+} Layer;
+
+typedef struct {
+    PyObject_HEAD
+    int n_cells, n_groups;
+    uint64_t tail_full;
+    int *first;                          /* options starting at cell i: first[i] .. first[i+1]-1 */
+    uint64_t *window, *tail;
+    int *member_start, *member_group;    /* option -> its (group, weight) pairs */
+    uint64_t *member_weight;
+    uint64_t *lo, *hi, *shift, *field;   /* per group; hi = 0 means no upper bound */
+    volatile int cancel;
+    size_t peak_states, peak_bytes;
+} Frontier;
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static inline uint64_t mix(uint64_t a, uint64_t b, uint64_t c) {
+    uint64_t h = a * 0x9E3779B97F4A7C15ULL ^ (b + 0x632BE59BD9B4E019ULL) * 0xC2B2AE3D27D4EB4FULL ^ c * 0x165667B19E3779F9ULL;
+    h ^= h >> 31;
+    h *= 0xBF58476D1CE4E5B9ULL;
+    return h ^ (h >> 29);
+}
+
+static void layer_free(Layer *l) { free(l->entries); free(l->index); memset(l, 0, sizeof *l); }
+
+static size_t layer_bytes(const Layer *l) { return l->room * sizeof(Entry) + l->capacity * sizeof(uint32_t); }
+
+static int layer_grow(Layer *l) {
+    size_t capacity = l->capacity ? 2 * l->capacity : 1024;
+    uint32_t *index = calloc(capacity, sizeof(uint32_t));
+    if (index == NULL) return -1;
+    for (size_t k = 0; k < l->used; k++) {
+        Entry *e = &l->entries[k];
+        size_t slot = mix(e->window, e->tail, e->totals) & (capacity - 1);
+        while (index[slot]) slot = (slot + 1) & (capacity - 1);
+        index[slot] = (uint32_t)(k + 1);
+        e->slot = (uint32_t)slot;
+    }
+    free(l->index);
+    l->index = index;
+    l->capacity = capacity;
+    return 0;
+}
+
+/* Adds ``count`` to the state; returns a status other than DONE on failure. */
+static int layer_add(Layer *l, uint64_t window, uint64_t tail, uint64_t totals, u128 count) {
+    if (2 * (l->used + 1) > l->capacity && layer_grow(l)) return NO_MEMORY;
+    size_t mask = l->capacity - 1, slot = mix(window, tail, totals) & mask;
+    for (; l->index[slot]; slot = (slot + 1) & mask) {
+        Entry *e = &l->entries[l->index[slot] - 1];
+        if (e->window == window && e->tail == tail && e->totals == totals) {
+            u128 sum = e->count + count;
+            if (sum < count) return OVERFLOW;
+            e->count = sum;
+            return DONE;
+        }
+    }
+    if (l->used == l->room) {
+        size_t room = l->room ? 2 * l->room : 1024;
+        Entry *entries = realloc(l->entries, room * sizeof(Entry));
+        if (entries == NULL) return NO_MEMORY;
+        l->entries = entries;
+        l->room = room;
+    }
+    if (l->used >= 0xFFFFFFF0u) return NO_MEMORY;
+    Entry *e = &l->entries[l->used++];
+    e->window = window; e->tail = tail; e->totals = totals; e->count = count; e->slot = (uint32_t)slot;
+    l->index[slot] = (uint32_t)l->used;
+    return DONE;
+}
+
+static void layer_clear(Layer *l) {
+    for (size_t k = 0; k < l->used; k++) l->index[l->entries[k].slot] = 0;
+    l->used = 0;
+}
+
+/* The totals after adding option o, or 0 with *ok = 0 when a group would pass its bound. */
+static inline uint64_t moved(const Frontier *s, int o, uint64_t totals, int *ok) {
+    for (int k = s->member_start[o]; k < s->member_start[o + 1]; k++) {
+        int g = s->member_group[k];
+        uint64_t value = ((totals >> s->shift[g]) & s->field[g]) + s->member_weight[k];
+        if (s->hi[g]) {
+            if (value > s->hi[g]) { *ok = 0; return 0; }
+        } else if (value > s->lo[g]) {
+            value = s->lo[g];
+        }
+        totals = (totals & ~(s->field[g] << s->shift[g])) | (value << s->shift[g]);
+    }
+    *ok = 1;
+    return totals;
+}
+
+static int scan(Frontier *s, double deadline, size_t budget, u128 *total) {
+    Layer layers[2];
+    memset(layers, 0, sizeof layers);
+    Layer *cur = &layers[0], *next = &layers[1];
+    int status = layer_add(cur, 0, 0, 0, 1);
+    unsigned long work = 0;
+    for (int i = 0; status == DONE && i < s->n_cells; i++) {
+        for (size_t k = 0; status == DONE && k < cur->used; k++) {
+            Entry e = cur->entries[k];
+            if (e.window & 1) {
+                status = layer_add(next, e.window >> 1, e.tail, e.totals, e.count);
+                continue;
+            }
+            for (int o = s->first[i]; o < s->first[i + 1]; o++) {
+                if ((s->window[o] & e.window) || (s->tail[o] & e.tail)) continue;
+                int ok;
+                uint64_t totals = moved(s, o, e.totals, &ok);
+                if (!ok) continue;
+                status = layer_add(next, (e.window | s->window[o]) >> 1, e.tail | s->tail[o], totals, e.count);
+                if (status != DONE) break;
+            }
+            if ((++work & 4095) == 0) {
+                if (s->cancel) status = CANCELLED;
+                else if (deadline > 0 && now() > deadline) status = TIMED_OUT;
+            }
+            if (status == DONE && next->used > budget) status = BUDGET;
+        }
+        if (next->used > s->peak_states) s->peak_states = next->used;
+        if (layer_bytes(cur) + layer_bytes(next) > s->peak_bytes) s->peak_bytes = layer_bytes(cur) + layer_bytes(next);
+        layer_clear(cur);
+        Layer *swap = cur; cur = next; next = swap;
+    }
+    *total = 0;
+    if (status == DONE) {
+        for (size_t k = 0; k < cur->used; k++) {
+            Entry *e = &cur->entries[k];
+            if (e->window || e->tail != s->tail_full) continue;
+            int enough = 1;
+            for (int g = 0; enough && g < s->n_groups; g++)
+                enough = ((e->totals >> s->shift[g]) & s->field[g]) >= s->lo[g];
+            if (!enough) continue;
+            u128 sum = *total + e->count;
+            if (sum < *total) { status = OVERFLOW; break; }
+            *total = sum;
+        }
+    }
+    layer_free(&layers[0]);
+    layer_free(&layers[1]);
+    return status;
+}
+
+static void Frontier_dealloc(Frontier *s) {
+    free(s->first); free(s->window); free(s->tail); free(s->member_start); free(s->member_group);
+    free(s->member_weight); free(s->lo); free(s->hi); free(s->shift); free(s->field);
+    Py_TYPE(s)->tp_free((PyObject *)s);
+}
+
+static int read_u64(PyObject *seq, Py_ssize_t k, uint64_t *out) {
+    PyObject *item = PySequence_GetItem(seq, k);
+    if (item == NULL) return -1;
+    *out = PyLong_AsUnsignedLongLong(item);
+    Py_DECREF(item);
+    return (*out == (uint64_t)-1 && PyErr_Occurred()) ? -1 : 0;
+}
+
+static int bit_length(uint64_t v) { int n = 0; while (v) { n++; v >>= 1; } return n; }
+
+/* Frontier(n_cells, options, groups, tail_full)
+ *   options: per option (start cell, window mask from the start, tail mask, [(group, weight)]),
+ *            sorted by start cell; the window's bit 0 is set;
+ *   groups:  per group (lo, hi), hi = 0 meaning no upper bound. */
+static int Frontier_init(Frontier *s, PyObject *args, PyObject *kwds) {
+    int n_cells;
+    PyObject *options, *groups;
+    unsigned long long tail_full;
+    if (!PyArg_ParseTuple(args, "iOOK", &n_cells, &options, &groups, &tail_full)) return -1;
+    Py_ssize_t n_options = PySequence_Length(options), n_groups = PySequence_Length(groups);
+    if (n_options < 0 || n_groups < 0) return -1;
+    s->n_cells = n_cells;
+    s->n_groups = (int)n_groups;
+    s->tail_full = tail_full;
+    s->first = calloc(n_cells + 2, sizeof(int));
+    s->window = calloc(n_options + 1, sizeof(uint64_t));
+    s->tail = calloc(n_options + 1, sizeof(uint64_t));
+    s->member_start = calloc(n_options + 2, sizeof(int));
+    s->lo = calloc(n_groups + 1, sizeof(uint64_t));
+    s->hi = calloc(n_groups + 1, sizeof(uint64_t));
+    s->shift = calloc(n_groups + 1, sizeof(uint64_t));
+    s->field = calloc(n_groups + 1, sizeof(uint64_t));
+    if (!s->first || !s->window || !s->tail || !s->member_start || !s->lo || !s->hi || !s->shift || !s->field) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    int used_bits = 0;
+    for (Py_ssize_t g = 0; g < n_groups; g++) {
+        PyObject *bounds = PySequence_GetItem(groups, g);
+        if (bounds == NULL) return -1;
+        int bad = read_u64(bounds, 0, &s->lo[g]) || read_u64(bounds, 1, &s->hi[g]);
+        Py_DECREF(bounds);
+        if (bad) return -1;
+        int width = bit_length(s->hi[g] ? s->hi[g] : s->lo[g]);
+        s->shift[g] = used_bits;
+        s->field[g] = width ? (width == 64 ? ~0ULL : (1ULL << width) - 1) : 0;
+        used_bits += width;
+        if (used_bits > 64) {
+            PyErr_SetString(PyExc_ValueError, "the piece counts do not fit in 64 bits");
+            return -1;
+        }
+    }
+    PyObject **rows = calloc(n_options + 1, sizeof(PyObject *));
+    if (rows == NULL) { PyErr_NoMemory(); return -1; }
+    Py_ssize_t memberships = 0;
+    int ok = 1;
+    for (Py_ssize_t o = 0; ok && o < n_options; o++) {
+        rows[o] = PySequence_GetItem(options, o);
+        PyObject *member = rows[o] ? PySequence_GetItem(rows[o], 3) : NULL;
+        Py_ssize_t m = member ? PySequence_Length(member) : -1;
+        Py_XDECREF(member);
+        if (m < 0) ok = 0; else memberships += m;
+    }
+    if (ok) {
+        s->member_group = calloc(memberships + 1, sizeof(int));
+        s->member_weight = calloc(memberships + 1, sizeof(uint64_t));
+        if (!s->member_group || !s->member_weight) { PyErr_NoMemory(); ok = 0; }
+    }
+    int k = 0, previous = 0;
+    for (Py_ssize_t o = 0; ok && o < n_options; o++) {
+        uint64_t start;
+        if (read_u64(rows[o], 0, &start) || read_u64(rows[o], 1, &s->window[o]) || read_u64(rows[o], 2, &s->tail[o])) {
+            ok = 0;
+            break;
+        }
+        if ((int)start < previous || (int)start >= n_cells || !(s->window[o] & 1)) {
+            PyErr_SetString(PyExc_ValueError, "options must be sorted by start cell, each covering its start");
+            ok = 0;
+            break;
+        }
+        for (; previous < (int)start; previous++) s->first[previous + 1] = (int)o;
+        s->member_start[o] = k;
+        PyObject *member = PySequence_GetItem(rows[o], 3);
+        Py_ssize_t m = PySequence_Length(member);
+        for (Py_ssize_t j = 0; ok && j < m; j++) {
+            PyObject *pair = PySequence_GetItem(member, j);
+            uint64_t group, weight;
+            if (pair == NULL || read_u64(pair, 0, &group) || read_u64(pair, 1, &weight)) ok = 0;
+            else if (group >= (uint64_t)n_groups) { PyErr_SetString(PyExc_ValueError, "group out of range"); ok = 0; }
+            else { s->member_group[k] = (int)group; s->member_weight[k] = weight; k++; }
+            Py_XDECREF(pair);
+        }
+        Py_DECREF(member);
+    }
+    if (ok) {
+        for (; previous < n_cells; previous++) s->first[previous + 1] = (int)n_options;
+        s->member_start[n_options] = k;
+    }
+    for (Py_ssize_t o = 0; o < n_options; o++) Py_XDECREF(rows[o]);
+    free(rows);
+    return ok ? 0 : -1;
+}
+
+static PyObject *from_u128(u128 value) {
+    PyObject *high = PyLong_FromUnsignedLongLong((unsigned long long)(value >> 64));
+    PyObject *low = PyLong_FromUnsignedLongLong((unsigned long long)value);
+    PyObject *sixty_four = PyLong_FromLong(64);
+    PyObject *shifted = high && sixty_four ? PyNumber_Lshift(high, sixty_four) : NULL;
+    PyObject *result = shifted && low ? PyNumber_Or(shifted, low) : NULL;
+    Py_XDECREF(high); Py_XDECREF(low); Py_XDECREF(sixty_four); Py_XDECREF(shifted);
+    return result;
+}
+
+/* run(budget, time_limit) -> (status, count, peak states, peak bytes) */
+static PyObject *Frontier_run(Frontier *s, PyObject *args) {
+    unsigned long long budget;
+    double time_limit;
+    if (!PyArg_ParseTuple(args, "Kd", &budget, &time_limit)) return NULL;
+    double deadline = time_limit > 0 ? now() + time_limit : 0;
+    u128 total = 0;
+    int status;
+    s->peak_states = s->peak_bytes = 0;
+    Py_BEGIN_ALLOW_THREADS
+    status = s->cancel ? CANCELLED : scan(s, deadline, (size_t)budget, &total);
+    Py_END_ALLOW_THREADS
+    static const char *names[] = {"completed", "interrupted", "time_limit", "budget", "overflow", "no_memory"};
+    PyObject *count = from_u128(total);
+    if (count == NULL) return NULL;
+    return Py_BuildValue("(sNnn)", names[status], count, (Py_ssize_t)s->peak_states, (Py_ssize_t)s->peak_bytes);
+}
+
+static PyObject *Frontier_cancel(Frontier *s, PyObject *unused) {
+    s->cancel = 1;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef Frontier_methods[] = {
+    {"run", (PyCFunction)Frontier_run, METH_VARARGS,
+     "run(budget, time_limit) -> (status, count, peak states, peak bytes)"},
+    {"cancel", (PyCFunction)Frontier_cancel, METH_NOARGS, "ask a running scan to stop soon (any thread)"},
+    {NULL}
+};
+
+static PyTypeObject FrontierType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "polytile_exactcover._frontier.Frontier",
+    .tp_basicsize = sizeof(Frontier),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Frontier(n_cells, options, groups, tail_full): counts exact covers by a frontier scan",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Frontier_init,
+    .tp_dealloc = (destructor)Frontier_dealloc,
+    .tp_methods = Frontier_methods,
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_frontier", "Counting exact covers by a frontier scan", -1, NULL};
+
+PyMODINIT_FUNC PyInit__frontier(void) {
+    if (PyType_Ready(&FrontierType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    Py_INCREF(&FrontierType);
+    if (PyModule_AddObject(m, "Frontier", (PyObject *)&FrontierType) < 0) {
+        Py_DECREF(&FrontierType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

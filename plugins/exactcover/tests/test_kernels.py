@@ -1,0 +1,195 @@
+"""The exactcover kernels against each other and against an independent brute force.
+
+Every count here comes from ``polytile_core.testing.count_tilings_brute_force`` (its own
+orientations and search, sharing no code with the model builder or this backend) or
+from another kernel of this backend: the frontier scan, the memo, bitboards and dancing
+links must agree, and the two listing kernels must list the same tilings.  The random
+instances are drawn once from a fixed seed, so every run checks the same ones.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+
+import polytile_exactcover
+import pytest
+from polytile_exactcover import ExactCoverBackend, ExactCoverOptions
+from polytile_exactcover.cover import cover_problem
+from polytile_exactcover.frontier import layout
+
+from polytile_core import api
+from polytile_core.host.contracts import SolveSettings
+from polytile_core.model.geometry import Region
+from polytile_core.model.tiling import build_tiling
+from polytile_core.output.results import Termination
+from polytile_core.testing import count_tilings_brute_force, fresh_host
+
+SHAPES = {
+    "D": ["##"],
+    "I3": ["###"],
+    "L3": ["#.", "##"],
+    "L4": ["###", "#.."],
+    "T4": ["###", ".#."],
+    "S4": [".##", "##."],
+    "O4": ["##", "##"],
+    "P5": ["##", "##", "#."],
+}
+HOST = fresh_host(polytile_exactcover)  # no entry points to load: planning thousands stays quick
+MULTIPLICITIES = ("once", "count", "range", "at least", "unlimited")
+
+
+def random_instance(rng: random.Random):
+    """(region rows, pieces): a board of up to 5×4 with up to three holes, one to three
+    shapes, each free, one-sided or fixed, used once, k times, within a range, at least k
+    times, or any number of times; often dominoes as a filler."""
+    width, height = rng.randint(2, 5), rng.randint(2, 4)
+    cells = [(x, y) for y in range(height) for x in range(width)]
+    holes = set(rng.sample(cells, rng.randint(0, min(3, len(cells) - 2))))
+    rows = ["".join("." if (x, y) in holes else "#" for x in range(width)) for y in range(height)]
+    pieces = []
+    for name in rng.sample(sorted(SHAPES), rng.randint(1, 3)):
+        kind = rng.choice(("free", "one-sided", "fixed"))
+        multiplicity = rng.choice(MULTIPLICITIES)
+        low = rng.randint(0, 2)
+        spec = {
+            "once": {},
+            "count": {"count": rng.randint(1, 3)},
+            "range": {"min": low, "max": low + rng.randint(0, 3)},
+            "at least": {"min": rng.randint(1, 2)},
+            "unlimited": {"unlimited": True},
+        }[multiplicity]
+        pieces.append(api.piece(name, SHAPES[name], kind=kind, **spec))
+    if rng.random() < 0.6 and "D" not in {piece.name for piece in pieces}:  # a filler, so that many tile
+        pieces.append(api.piece("D", SHAPES["D"], **rng.choice(({"unlimited": True}, {"max": 8}, {"min": 1}))))
+    return rows, pieces
+
+
+def instances(seed: int, number: int):
+    """``number`` instances whose pieces can match the area (the others are proved
+    impossible before any kernel runs)."""
+    rng = random.Random(seed)
+    drawn = []
+    while len(drawn) < number:
+        rows, pieces = random_instance(rng)
+        if api.plan(rows, pieces, backend="exactcover", host=HOST).tiling_problem().area_problem():
+            continue
+        drawn.append((rows, pieces))
+    return drawn
+
+
+def solve(model, mode, **options):
+    found = []
+    result = ExactCoverBackend(ExactCoverOptions(**options)).solve(
+        model, SolveSettings(mode=mode), lambda ones: found.append(tuple(sorted(ones))), threading.Event()
+    )
+    assert result.termination == Termination.COMPLETED, result.raw_status
+    return result, found
+
+
+def check(rows, pieces):
+    plan = api.plan(rows, pieces, backend="exactcover", host=HOST)
+    model = build_tiling(plan.pieces, plan.region)
+    expected = count_tilings_brute_force(plan.region.cells, plan.pieces)
+    for counter in ("frontier", "memo", "auto"):
+        assert solve(model, "count", counter=counter)[0].count == expected, (rows, pieces, counter)
+    listed = {}
+    for kernel in ("bitboard", "dlx"):
+        assert solve(model, "count", counter="search", kernel=kernel)[0].count == expected, (rows, pieces, kernel)
+        result, found = solve(model, "all", kernel=kernel)
+        assert result.count == len(found) == len(set(found)) == expected, (rows, pieces, kernel)
+        assert result.details["exactcover_kernel"] == kernel
+        listed[kernel] = set(found)
+    assert listed["bitboard"] == listed["dlx"]
+
+
+@pytest.mark.parametrize("rows, pieces", instances(seed=17, number=300))
+def test_random_small_boards_on_every_kernel(rows, pieces):
+    check(rows, pieces)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rows, pieces", instances(seed=1717, number=3000))
+def test_more_random_small_boards_on_every_kernel(rows, pieces):
+    check(rows, pieces)
+
+
+def test_the_random_instances_cover_what_they_claim():
+    """Holes, every kind and every multiplicity appear, and some instances have tilings."""
+    drawn = instances(seed=17, number=300)
+    assert any("." in "".join(rows) for rows, _ in drawn)
+    assert {piece.kind for _, pieces in drawn for piece in pieces} == {"free", "one-sided", "fixed"}
+    assert any(piece.unlimited for _, pieces in drawn for piece in pieces)
+    assert any(piece.max is not None and piece.min is not None for _, pieces in drawn for piece in pieces)
+    tiled = sum(
+        1
+        for rows, pieces in drawn[:60]
+        if count_tilings_brute_force(
+            Region.from_rows(rows).cells, api.plan(rows, pieces, backend="exactcover", host=HOST).pieces
+        )
+    )
+    assert tiled >= 15  # 20 of the first 60
+
+
+@pytest.mark.parametrize(
+    "rows, pieces, expected",
+    [
+        # OEIS A004003 (8×8 is 12,988,816: counted in test_exactcover.py)
+        ((6, 6), [api.piece("D", ["##"], unlimited=True)], 6728),
+        # OEIS A084478, 5×3n with L-trominoes, n = 4
+        ((12, 5), [api.piece("L", ["#.", "##"], unlimited=True)], 8544),
+        # oracles.md: 3×3 minus one corner with dominoes (Reid's example)
+        (["###", "###", "##."], [api.piece("D", ["##"], unlimited=True)], 4),
+        # oracles.md: Dana Scott's 8×8 minus the central 2×2
+        (["########"] * 3 + ["###..###"] * 2 + ["########"] * 3, [api.family("pentominoes")], 520),
+    ],
+)
+def test_published_counts_on_both_listing_kernels(rows, pieces, expected):
+    plan = api.plan(rows, pieces, backend="exactcover")
+    model = build_tiling(plan.pieces, plan.region)
+    for kernel in ("bitboard", "dlx"):
+        assert solve(model, "count", counter="search", kernel=kernel)[0].count == expected
+    assert solve(model, "count", counter="frontier")[0].count == expected
+
+
+@pytest.mark.parametrize("kernel", ["bitboard", "dlx"])
+def test_distinct_lists_one_tiling_per_class_on_both_kernels(kernel):
+    """Dana Scott's 65 (oracles.md), symmetry broken in the search on either kernel."""
+    rows = ["########"] * 3 + ["###..###"] * 2 + ["########"] * 3
+    result = api.solve(
+        api.plan(
+            rows,
+            [api.family("pentominoes")],
+            mode="all",
+            backend="exactcover",
+            distinct=True,
+            options={"exactcover": {"kernel": kernel}},
+        )
+    )
+    assert (result.count, result.distinct_count, len(result.solutions)) == (520, 65, 65)
+    assert kernel in result.details["exactcover_kernel"]
+
+
+def test_the_frontier_says_why_it_cannot_scan():
+    """A placement spanning more than 64 cells of the scan: a 9-long bar across 9-cell columns."""
+    plan = api.plan((9, 9), [api.piece("I", ["#########"], unlimited=True)], backend="exactcover")
+    model = build_tiling(plan.pieces, plan.region)
+    assert "spans 73 cells" in layout(cover_problem(model))
+    forced, _ = solve(model, "count", counter="frontier")
+    assert "frontier: a placement spans 73 cells" in forced.details["exactcover_counter_fallback"]
+    assert forced.count == solve(model, "count")[0].count == 2  # two tilings: all bars across, or all down
+
+
+def test_a_frontier_past_its_budget_falls_back_with_a_note():
+    """8×8 dominoes (OEIS A004003) with a table budget of 10 states: counted by search instead."""
+    result = api.solve(
+        api.plan(
+            (8, 8),
+            [api.piece("D", ["##"], unlimited=True)],
+            mode="count",
+            backend="exactcover",
+            options={"exactcover": {"memo_budget": 10}},
+        )
+    )
+    assert result.count == 12_988_816
+    assert "frontier: more than 10 states" in result.details["exactcover_counter_fallback"]

@@ -1,0 +1,125 @@
+"""What a backend or a split can do, declared by its plugin when it registers.
+
+``backend = "auto"`` (``polytile_core.solve.route``) chooses among the installed plugins by
+reading these declarations only: it names no plugin, so a third-party backend that
+declares its capabilities joins the choice.  A backend registered without capabilities
+still works when it is named, but ``auto`` never picks it.
+
+A model's *features* are what its rows need beyond the plain exact cover (every
+variable 0-1 and in some ``== 1`` row with coefficients 1): ``count rows`` (rows of
+another kind, such as a piece's copies), ``ranges`` (``<=``/``>=`` rows), ``weights``
+(a coefficient above 1), ``general rows`` (a negative or fractional coefficient, or a
+variable that no ``== 1`` row holds) and ``objective``.  A backend fits a model when it
+accepts every feature the model has.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Literal, get_args
+
+import attrs
+
+from polytile_core.host.contracts import Mode
+from polytile_core.model.zero_one import Model
+
+# The backend name that lets polytile choose; no plugin may register a backend by it.
+AUTO = "auto"
+MODES: frozenset[str] = frozenset(get_args(Mode))
+Feature = Literal["count rows", "ranges", "weights", "general rows", "objective"]
+FEATURES: frozenset[str] = frozenset(get_args(Feature))
+
+
+def _names(values: Iterable[str]) -> frozenset[str]:
+    return frozenset(values)
+
+
+def _known(allowed: frozenset[str], what: str):
+    def check(instance, attribute, value) -> None:
+        unknown = set(value) - allowed
+        if unknown:
+            raise ValueError(f"{attribute.name}: unknown {what} {sorted(unknown)} (known: {sorted(allowed)})")
+
+    return check
+
+
+def _ranks(instance, attribute, value: Mapping[str, int]) -> None:
+    _known(MODES, "mode")(instance, attribute, value)
+    missing = set(value) - set(instance.modes)
+    if missing:
+        raise ValueError(f"rank: modes {sorted(missing)} are ranked but not among modes {sorted(instance.modes)}")
+
+
+@attrs.frozen(kw_only=True)
+class BackendCapabilities:
+    """What a backend declares when it registers (``register(..., capabilities=...)``).
+
+    ``rank`` orders the backends ``auto`` may choose for a mode, highest first; a plugin
+    sets it from its benchmarks (docs/benchmarks/).  A mode left out of ``rank`` is one
+    the backend handles when named, but ``auto`` does not pick it for.
+    """
+
+    modes: frozenset[str] = attrs.field(converter=_names, validator=_known(MODES, "mode"))
+    accepts: frozenset[str] = attrs.field(default=FEATURES, converter=_names, validator=_known(FEATURES, "feature"))
+    counts_without_listing: bool = False
+    distinct_in_search: bool = False
+    rank: Mapping[str, int] = attrs.field(factory=dict, validator=_ranks)
+
+    @property
+    def optimises(self) -> bool:
+        return "optimize" in self.modes and "objective" in self.accepts
+
+    def fits(self, mode: str, features: frozenset[str]) -> bool:
+        """Whether ``auto`` may give this backend a model with ``features`` in ``mode``."""
+        return mode in self.rank and features <= self.accepts
+
+
+@attrs.frozen(kw_only=True)
+class DecomposerCapabilities:
+    """What a split declares when it registers.
+
+    ``modes``: the modes its parts serve (a split whose parts overlap serves ``one``
+    only).  ``part_features``: what its parts' models add to the whole one's (count rows
+    for the checkerboard split's variant counts).  ``rank`` (per mode, added to the
+    backend's rank) lets ``auto`` try the split for a mode; ``min_jobs``: only when at
+    least that many parts can run at once.  ``certificate``: the split can prove,
+    without search, that no tiling exists (``Split.impossible``), so ``auto`` races it
+    alongside the search routes when it looks for one tiling.
+    """
+
+    modes: frozenset[str] = attrs.field(
+        default=frozenset({"one", "all", "count"}), converter=_names, validator=_known(MODES, "mode")
+    )
+    part_features: frozenset[str] = attrs.field(
+        default=frozenset(), converter=_names, validator=_known(FEATURES, "feature")
+    )
+    rank: Mapping[str, int] = attrs.field(factory=dict, validator=_ranks)
+    min_jobs: int = 1
+    certificate: bool = False
+
+    @property
+    def one_solution_only(self) -> bool:
+        return set(self.modes) == {"one"}
+
+
+def model_features(model: Model) -> frozenset[str]:
+    """The features of ``model`` (see the module's docstring)."""
+    features: set[str] = set()
+    if model.objective is not None:
+        features.add("objective")
+    covered: set[int] = set()
+    for constraint in model.constraints:
+        coefficients = [coefficient for _, coefficient in constraint.terms]
+        if any(not isinstance(c, int) or c < 0 for c in coefficients):
+            features.add("general rows")
+        elif any(c > 1 for c in coefficients):
+            features.add("weights")
+        if constraint.sense == "==" and constraint.rhs == 1 and all(c == 1 for c in coefficients):
+            covered.update(var for var, _ in constraint.terms)
+        elif constraint.sense == "==":
+            features.add("count rows")
+        else:
+            features.add("ranges")
+    if len(covered) < model.num_variables:
+        features.add("general rows")
+    return frozenset(features)
