@@ -30,7 +30,10 @@ from polytile_core.solve.run import run
 INSTANCES = {
     "2×4, 2 L-tetrominoes (3 parts)": ("width = 4\nheight = 2", 2, "cpsat", 2),
     "9×9 minus a corner, 20 L-tetrominoes (21 parts)": (
-        "rows = [" + ", ".join(['"########."'] + ['"#########"'] * 8) + "]", 20, "exactcover", 1_709_594
+        "rows = [" + ", ".join(['"########."'] + ['"#########"'] * 8) + "]",
+        20,
+        "exactcover",
+        1_709_594,
     ),
 }
 
@@ -59,8 +62,14 @@ def main() -> None:
     arguments = parser.parse_args()
     host = Host()
     started = time.perf_counter()
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                           dashboard_address=":0", silence_logs=logging.ERROR)
+    cluster = LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=":0",
+        silence_logs=logging.ERROR,
+    )
     client = Client(cluster)
     print(f"local Dask cluster (2 workers) started in {time.perf_counter() - started:.1f} s")
     try:

@@ -31,9 +31,9 @@ def main() -> None:
     print(f"n = {n}, median of {repeat}")
     print(f"{'task':<28}{'result':>10}{'seconds':>10}")
     for kind in ("free", "one-sided", "fixed"):
-        seconds, value = median_seconds(lambda: count(n, kind), repeat)
+        seconds, value = median_seconds(lambda kind=kind: count(n, kind), repeat)
         print(f"{'count ' + kind:<28}{value:>10}{seconds:>10.2f}")
-        seconds, value = median_seconds(lambda: len(n_ominoes(n, kind)), repeat)
+        seconds, value = median_seconds(lambda kind=kind: len(n_ominoes(n, kind)), repeat)
         print(f"{'build ' + kind + ' (named)':<28}{value:>10}{seconds:>10.2f}")
 
 

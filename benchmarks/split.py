@@ -32,11 +32,11 @@ from pathlib import Path
 import attrs
 from polytile_checkerboard import CheckerboardOptions
 
-from polytile_core.host.registry import Host
-from polytile_core.solve.split import speedup_measures
 from polytile_core.config.pipeline import load_plan
+from polytile_core.host.registry import Host
 from polytile_core.output.results import Found, Result, Termination
 from polytile_core.solve.run import run
+from polytile_core.solve.split import speedup_measures
 
 ROOT = Path(__file__).resolve().parent.parent
 ROUTES = ("cpsat", "checkerboard", "blocks", "exactcover", "blocks+exactcover", "auto")
@@ -109,7 +109,7 @@ def table(rows: list[dict], routes) -> str:
         times = {route: row[route] for route in routes if row.get(f"{route}_ok")}
         best = min(times, key=lambda route: times[route]) if times else None
         cells = [_cell(row[route], row[f"{route}_ok"], row["limit"]) for route in routes]
-        cells = [f"**{cell}**" if route == best else cell for route, cell in zip(routes, cells)]
+        cells = [f"**{cell}**" if route == best else cell for route, cell in zip(routes, cells, strict=True)]
         if row.get("auto_route"):
             cells[routes.index("auto")] += f" ({row['auto_route']})"
         lines.append(f"| {row['name']} | " + " | ".join(cells) + " |")
@@ -189,8 +189,12 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--part-workers", type=int, default=1, help="CP-SAT workers per part")
     parser.add_argument("--order", choices=("balanced", "lexicographic", "random"))
-    parser.add_argument("--routes", type=lambda text: text.split(","), default=list(ROUTES),
-                        help=f"comma-separated, from {', '.join(ROUTES)}")
+    parser.add_argument(
+        "--routes",
+        type=lambda text: text.split(","),
+        default=list(ROUTES),
+        help=f"comma-separated, from {', '.join(ROUTES)}",
+    )
     parser.add_argument("--plot", type=Path, default=ROOT / "docs" / "benchmarks" / "split.png")
     parser.add_argument("--no-plot", action="store_true")
     args = parser.parse_args(argv)

@@ -82,49 +82,83 @@ BRUTE = "brute force (polytile_core.testing.count_tilings_brute_force)"
 INSTANCES: tuple[Instance, ...] = (
     Instance("2x6 dominoes", Region.rectangle(6, 2), (_piece("D", DOMINO),), 13, f"{ORACLES}: Fibonacci F(7)"),
     Instance(
-        "3x3 minus a corner, dominoes", Region.from_rows(["##.", "###", "###"]), (_piece("D", DOMINO),), 4,
+        "3x3 minus a corner, dominoes",
+        Region.from_rows(["##.", "###", "###"]),
+        (_piece("D", DOMINO),),
+        4,
         f"{ORACLES}: Reid's example",
     ),
     Instance(
-        "2x4, two L-tetrominoes", Region.rectangle(4, 2), (_piece("L", L_TETROMINO, minimum=2, maximum=2),), 2,
+        "2x4, two L-tetrominoes",
+        Region.rectangle(4, 2),
+        (_piece("L", L_TETROMINO, minimum=2, maximum=2),),
+        2,
         f"{ORACLES}: Garvie & Burkardt 2022",
     ),
     Instance("4x4 dominoes", Region.rectangle(4, 4), (_piece("D", DOMINO),), 36, f"{ORACLES}: OEIS A004003"),
     Instance("5x6 L-trominoes", Region.rectangle(6, 5), (_piece("L", L_TROMINO),), 72, f"{ORACLES}: OEIS A084478"),
     Instance(
-        "5x3 L-trominoes (impossible)", Region.rectangle(3, 5), (_piece("L", L_TROMINO),), 0,
+        "5x3 L-trominoes (impossible)",
+        Region.rectangle(3, 5),
+        (_piece("L", L_TROMINO),),
+        0,
         f"{ORACLES}: OEIS A084478",
     ),
     Instance(
-        "two components (2x2 and 2x3), dominoes", Region.from_rows(["##.###", "##.###"]), (_piece("D", DOMINO),), 6,
+        "two components (2x2 and 2x3), dominoes",
+        Region.from_rows(["##.###", "##.###"]),
+        (_piece("D", DOMINO),),
+        6,
         f"{ORACLES}: 2x2 and 2x3 dominoes, 2 x 3 (Fibonacci)",
     ),
     Instance(
-        "3x3 ring around a hole, dominoes", Region.from_rows(["###", "#.#", "###"]), (_piece("D", DOMINO),), 2, BRUTE,
+        "3x3 ring around a hole, dominoes",
+        Region.from_rows(["###", "#.#", "###"]),
+        (_piece("D", DOMINO),),
+        2,
+        BRUTE,
     ),
     Instance(
-        "2x4, two one-sided L-tetrominoes", Region.rectangle(4, 2),
-        (_piece("L", L_TETROMINO, "one-sided", 2, 2),), 1, BRUTE,
+        "2x4, two one-sided L-tetrominoes",
+        Region.rectangle(4, 2),
+        (_piece("L", L_TETROMINO, "one-sided", 2, 2),),
+        1,
+        BRUTE,
     ),
     Instance(
-        "2x4, two fixed L-tetrominoes (impossible)", Region.rectangle(4, 2),
-        (_piece("L", L_TETROMINO, "fixed", 2, 2),), 0, BRUTE,
+        "2x4, two fixed L-tetrominoes (impossible)",
+        Region.rectangle(4, 2),
+        (_piece("L", L_TETROMINO, "fixed", 2, 2),),
+        0,
+        BRUTE,
     ),
     Instance(
-        "4x4, one-sided L- and S-tetrominoes", Region.rectangle(4, 4),
-        (_piece("L", L_TETROMINO, "one-sided"), _piece("S", S_TETROMINO, "one-sided")), 3, BRUTE,
+        "4x4, one-sided L- and S-tetrominoes",
+        Region.rectangle(4, 4),
+        (_piece("L", L_TETROMINO, "one-sided"), _piece("S", S_TETROMINO, "one-sided")),
+        3,
+        BRUTE,
     ),
     Instance(
-        "4x4, fixed horizontal dominoes and at most 4 fixed vertical ones", Region.rectangle(4, 4),
-        (_piece("H", DOMINO, "fixed"), _piece("V", ["#", "#"], "fixed", maximum=4)), 26, BRUTE,
+        "4x4, fixed horizontal dominoes and at most 4 fixed vertical ones",
+        Region.rectangle(4, 4),
+        (_piece("H", DOMINO, "fixed"), _piece("V", ["#", "#"], "fixed", maximum=4)),
+        26,
+        BRUTE,
     ),
     Instance(
-        "4x4, two fixed L-tromino orientations and fixed horizontal dominoes", Region.rectangle(4, 4),
-        (_piece("A", L_TROMINO, "fixed"), _piece("B", ["##", ".#"], "fixed"), _piece("H", DOMINO, "fixed")), 11, BRUTE,
+        "4x4, two fixed L-tromino orientations and fixed horizontal dominoes",
+        Region.rectangle(4, 4),
+        (_piece("A", L_TROMINO, "fixed"), _piece("B", ["##", ".#"], "fixed"), _piece("H", DOMINO, "fixed")),
+        11,
+        BRUTE,
     ),
     Instance(
-        "4x4, at most 2 dominoes, 1 to 3 squares, I-tetrominoes", Region.rectangle(4, 4),
-        (_piece("D", DOMINO, maximum=2), _piece("O", SQUARE, minimum=1, maximum=3), _piece("I", ["####"])), 68, BRUTE,
+        "4x4, at most 2 dominoes, 1 to 3 squares, I-tetrominoes",
+        Region.rectangle(4, 4),
+        (_piece("D", DOMINO, maximum=2), _piece("O", SQUARE, minimum=1, maximum=3), _piece("I", ["####"])),
+        68,
+        BRUTE,
     ),
 )
 
@@ -692,7 +726,9 @@ class BackendConformance:
         result, _, _ = solve_with(self.make_backend(), instance.model(), "count")
         expected_found = Found.FEASIBLE if instance.count else Found.INFEASIBLE
         assert (result.termination, result.found, result.count) == (
-            Termination.COMPLETED, expected_found, instance.count
+            Termination.COMPLETED,
+            expected_found,
+            instance.count,
         ), f"expected {instance.count} ({instance.source}), raw status {result.raw_status}"
 
     def test_enumeration_streams_every_tiling_once(self, instance: Instance):

@@ -15,7 +15,11 @@ EXAMPLES = Path(__file__).parent.parent / "examples"
 
 def polytile(*arguments, cwd=None):
     return subprocess.run(
-        [sys.executable, "-m", "polytile_core.cli.main", *arguments], capture_output=True, text=True, cwd=cwd, timeout=120
+        [sys.executable, "-m", "polytile_core.cli.main", *arguments],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
     )
 
 
@@ -35,7 +39,10 @@ BAD_INPUTS = {
         "pieces[0]: piece 'Q' is not connected",
     ),
     "unknown plugin": (GOOD + '[solve]\nbackend = "gurobi"\n', "no backend called 'gurobi' is installed (installed: "),
-    "wrong type with its key path": (GOOD.replace("count = 2", 'count = "two"'), 'pieces[0].count: expected an integer, got "two"'),
+    "wrong type with its key path": (
+        GOOD.replace("count = 2", 'count = "two"'),
+        'pieces[0].count: expected an integer, got "two"',
+    ),
     "bad mode": (GOOD + '[solve]\nmode = "fast"\n', "solve.mode: expected one of 'one', 'all', 'count', got \"fast\""),
 }
 
@@ -72,7 +79,9 @@ def test_an_area_the_pieces_cannot_fill_is_a_proof_not_an_error(tmp_path, capsys
     assert f"impossible by area: {sentence}" in capsys.readouterr().out
     data = json.loads(out.read_text())
     assert (data["termination"], data["found"], data["count"]) == (
-        "completed", "proved_infeasible", None if mode == "one" else 0
+        "completed",
+        "proved_infeasible",
+        None if mode == "one" else 0,
     )
     assert data["details"]["certificate"] == "area"
     assert data["message"] == f"impossible by area: {sentence}"

@@ -58,8 +58,10 @@ def test_5x3_l_trominoes_is_impossible():
 def test_kinds_change_counts_like_an_independent_brute_force(kind):
     l_rows = ["#.", "#.", "##"]
     s_rows = [".##", "##."]
-    pieces = [PieceSpec(name="L", shape=l_rows, kind=kind, unlimited=True),
-              PieceSpec(name="S", shape=s_rows, kind=kind, unlimited=True)]
+    pieces = [
+        PieceSpec(name="L", shape=l_rows, kind=kind, unlimited=True),
+        PieceSpec(name="S", shape=s_rows, kind=kind, unlimited=True),
+    ]
     region = Region.rectangle(4, 4)
     brute = [PieceType(name, cells_from_rows(rows), kind, 0, None) for name, rows in (("L", l_rows), ("S", s_rows))]
     expected = count_tilings_brute_force(region.cells, brute)

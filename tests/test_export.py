@@ -4,8 +4,8 @@ import pytest
 
 from polytile_core.cli.main import main
 from polytile_core.errors import InputError
-from polytile_core.output.export import lp_text, model_text, mps_text, variable_index, variable_name
 from polytile_core.model.zero_one import Model
+from polytile_core.output.export import lp_text, model_text, mps_text, variable_index, variable_name
 from polytile_core.testing import TWO_L_TETROMINOES
 
 PIPELINE = TWO_L_TETROMINOES

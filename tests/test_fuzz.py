@@ -24,11 +24,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from polytile_core.cli.main import main
+from polytile_core.config.pipeline import load_plan, make_plan, read_pipeline
+from polytile_core.config.schema import Pipeline
 from polytile_core.convert import structure
 from polytile_core.errors import InputError
 from polytile_core.host.registry import Host
-from polytile_core.config.pipeline import load_plan, make_plan, read_pipeline
-from polytile_core.config.schema import Pipeline
 
 FUZZ = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 HOST = Host()
@@ -95,9 +95,13 @@ FAMILIES = ["monomino", "dominoes", "trominoes", "tetrominoes", "pentominoes", "
 
 
 def region_tables(size: st.SearchStrategy[int]):
-    return st.none() | junk | st.fixed_dictionaries(
-        {},
-        optional={"width": size | junk, "height": size | junk, "rows": picture | junk, "depth": junk},
+    return (
+        st.none()
+        | junk
+        | st.fixed_dictionaries(
+            {},
+            optional={"width": size | junk, "height": size | junk, "rows": picture | junk, "depth": junk},
+        )
     )
 
 
@@ -120,32 +124,53 @@ def piece_tables(size: st.SearchStrategy[int]):
     )
 
 
-solve_tables = st.none() | junk | st.fixed_dictionaries(
-    {},
-    optional={
-        "mode": st.sampled_from(["one", "all", "count", "many"]) | junk,
-        "backend": st.sampled_from(["cpsat", "exactcover", "no-such-backend"]) | junk,
-        "time_limit": odd_floats | odd_ints | junk,
-        "workers": odd_ints | junk,
-        "seed": odd_ints | junk,
-        "distinct": st.booleans() | junk,
-        "keep": odd_ints | junk,
-        "jobs": st.integers(-1, 2) | junk,
-        "executor": st.sampled_from(["thread", "process", "no-such-executor"]) | junk,
-        "speed": junk,
-    },
+solve_tables = (
+    st.none()
+    | junk
+    | st.fixed_dictionaries(
+        {},
+        optional={
+            "mode": st.sampled_from(["one", "all", "count", "many"]) | junk,
+            "backend": st.sampled_from(["cpsat", "exactcover", "no-such-backend"]) | junk,
+            "time_limit": odd_floats | odd_ints | junk,
+            "workers": odd_ints | junk,
+            "seed": odd_ints | junk,
+            "distinct": st.booleans() | junk,
+            "keep": odd_ints | junk,
+            "jobs": st.integers(-1, 2) | junk,
+            "executor": st.sampled_from(["thread", "process", "no-such-executor"]) | junk,
+            "speed": junk,
+        },
+    )
 )
 
-option_tables = st.none() | junk | st.dictionaries(
-    st.sampled_from(["cpsat", "exactcover", "checkerboard", "enclose", "dask", "no-such-plugin"]),
-    st.dictionaries(
-        st.sampled_from(["log", "parameters", "order", "seed", "neighbours", "score", "width", "height", "scheduler",
-                         "connect_timeout", "nonsense"]),
-        junk | odd_ints | st.dictionaries(st.sampled_from(["num_workers", "zzz"]), junk | odd_ints, max_size=2),
+option_tables = (
+    st.none()
+    | junk
+    | st.dictionaries(
+        st.sampled_from(["cpsat", "exactcover", "checkerboard", "enclose", "dask", "no-such-plugin"]),
+        st.dictionaries(
+            st.sampled_from(
+                [
+                    "log",
+                    "parameters",
+                    "order",
+                    "seed",
+                    "neighbours",
+                    "score",
+                    "width",
+                    "height",
+                    "scheduler",
+                    "connect_timeout",
+                    "nonsense",
+                ]
+            ),
+            junk | odd_ints | st.dictionaries(st.sampled_from(["num_workers", "zzz"]), junk | odd_ints, max_size=2),
+            max_size=2,
+        )
+        | junk,
         max_size=2,
     )
-    | junk,
-    max_size=2,
 )
 
 
@@ -157,7 +182,9 @@ def pipeline_tables(size: st.SearchStrategy[int]):
             "region": region_tables(size),
             "pieces": st.lists(piece_tables(size), max_size=3) | junk,
             "solve": solve_tables,
-            "split": st.none() | junk | st.fixed_dictionaries({"method": st.sampled_from(["checkerboard", "nope"]) | junk}),
+            "split": st.none()
+            | junk
+            | st.fixed_dictionaries({"method": st.sampled_from(["checkerboard", "nope"]) | junk}),
             "options": option_tables,
         },
     )
@@ -172,8 +199,12 @@ def plausible_pipelines():
     source = st.one_of(
         st.fixed_dictionaries({"family": st.sampled_from(FAMILIES[:4])}),
         st.fixed_dictionaries({"family": st.just("n-ominoes"), "n": st.integers(1, 4)}),
-        st.fixed_dictionaries({"shape": st.lists(st.text(alphabet="#.", min_size=1, max_size=3), min_size=1, max_size=3)}),
-        st.fixed_dictionaries({"cells": st.lists(st.lists(st.integers(0, 2), min_size=2, max_size=2), min_size=1, max_size=4)}),
+        st.fixed_dictionaries(
+            {"shape": st.lists(st.text(alphabet="#.", min_size=1, max_size=3), min_size=1, max_size=3)}
+        ),
+        st.fixed_dictionaries(
+            {"cells": st.lists(st.lists(st.integers(0, 2), min_size=2, max_size=2), min_size=1, max_size=4)}
+        ),
     )
     multiplicity = st.one_of(
         st.just({"unlimited": True}),
@@ -188,7 +219,12 @@ def plausible_pipelines():
     )
     solve = st.fixed_dictionaries(
         {"mode": st.sampled_from(["one", "all", "count"]), "backend": st.sampled_from(["cpsat", "exactcover"])},
-        optional={"distinct": st.booleans(), "keep": st.integers(0, 3), "jobs": st.integers(1, 2), "seed": st.integers(0, 9)},
+        optional={
+            "distinct": st.booleans(),
+            "keep": st.integers(0, 3),
+            "jobs": st.integers(1, 2),
+            "seed": st.integers(0, 9),
+        },
     )
     split = st.none() | st.just({"method": "checkerboard"})
     return st.fixed_dictionaries(
@@ -199,7 +235,11 @@ def plausible_pipelines():
             "solve": solve,
             "split": split,
         }
-    ).map(lambda table: {key: value for key, value in table.items() if not (key == "region" and table["problem"] == "enclose")})
+    ).map(
+        lambda table: {
+            key: value for key, value in table.items() if not (key == "region" and table["problem"] == "enclose")
+        }
+    )
 
 
 toml_scalars = st.one_of(st.booleans(), st.integers(-(2**63), 2**63 - 1), odd_floats, st.text(max_size=8))
@@ -367,10 +407,12 @@ def test_cli_output_into_a_missing_directory_is_an_input_error(tmp_path):
     [
         pytest.param("[region\n", [], 2, marks=pytest.mark.slow),
         pytest.param(
-            '[region]\nwidth = 100000000\nheight = 1000000\n[[pieces]]\nfamily = "dominoes"\nunlimited = true\n', [], 2,
+            '[region]\nwidth = 100000000\nheight = 1000000\n[[pieces]]\nfamily = "dominoes"\nunlimited = true\n',
+            [],
+            2,
             marks=pytest.mark.slow,
         ),
-        pytest.param('[solve]\nseed = 99999999999999\n' + GOOD, ["--mode", "count"], 2, marks=pytest.mark.slow),
+        pytest.param("[solve]\nseed = 99999999999999\n" + GOOD, ["--mode", "count"], 2, marks=pytest.mark.slow),
         (GOOD, ["--mode", "count", "--time-limit", "5"], 0),
     ],
     ids=["broken-toml", "huge-region", "huge-seed", "good"],
@@ -388,4 +430,3 @@ def test_real_polytile_process_ends_in_a_result_or_one_line(text, flags, wanted)
         assert done.stderr.count("\n") == 1 and done.stderr.startswith("polytile: error: "), done.stderr
     else:
         assert done.stderr == ""
-

@@ -1,5 +1,6 @@
 import pytest
 
+from polytile_core.host.builtin import CLASSIC_FAMILIES
 from polytile_core.model.geometry import (
     GeometryError,
     Region,
@@ -11,7 +12,6 @@ from polytile_core.model.geometry import (
     parity,
     placements,
 )
-from polytile_core.host.builtin import CLASSIC_FAMILIES
 
 
 def test_shapes_from_rows_are_normalised():
@@ -26,8 +26,11 @@ def test_bad_characters_are_named():
 @pytest.mark.parametrize(
     "kind, expected",
     # orientation counts per kind: L-tetromino 8/4/1, S 4/2/1, T 4/4/1, O 1/1/1
-    [("free", {"L": 8, "S": 4, "T": 4, "O": 1, "I": 2}), ("one-sided", {"L": 4, "S": 2, "T": 4, "O": 1, "I": 2}),
-     ("fixed", {"L": 1, "S": 1, "T": 1, "O": 1, "I": 1})],
+    [
+        ("free", {"L": 8, "S": 4, "T": 4, "O": 1, "I": 2}),
+        ("one-sided", {"L": 4, "S": 2, "T": 4, "O": 1, "I": 2}),
+        ("fixed", {"L": 1, "S": 1, "T": 1, "O": 1, "I": 1}),
+    ],
 )
 def test_orientation_counts_of_the_tetrominoes(kind, expected):
     shapes = CLASSIC_FAMILIES["tetrominoes"]

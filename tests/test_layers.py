@@ -32,7 +32,9 @@ def core_imports(path: Path):
     nested = {id(child) for function in functions for child in ast.walk(function)}
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("polytile_core"):
-            names = [f"{node.module}.{alias.name}" if node.module == "polytile_core" else node.module for alias in node.names]
+            names = [
+                f"{node.module}.{alias.name}" if node.module == "polytile_core" else node.module for alias in node.names
+            ]
         elif isinstance(node, ast.Import):
             names = [alias.name for alias in node.names if alias.name.startswith("polytile_core")]
         else:

@@ -69,8 +69,20 @@ class InjectingPlugin:
 HOST = Host(autoload=False, plugins=[polytile_checkerboard, polytile_cpsat, InjectingPlugin()])
 
 
-def plan(pieces, width=None, height=None, rows=None, mode="count", backend="cpsat", executor="process", jobs=2,
-         time_limit=None, order="balanced", test=None, host=HOST):
+def plan(
+    pieces,
+    width=None,
+    height=None,
+    rows=None,
+    mode="count",
+    backend="cpsat",
+    executor="process",
+    jobs=2,
+    time_limit=None,
+    order="balanced",
+    test=None,
+    host=HOST,
+):
     options = {"checkerboard": {"order": order}}
     if test:
         options["test"] = test
@@ -121,8 +133,16 @@ def test_all_mode_streams_every_tiling_of_every_part():
 
 @pytest.mark.parametrize("executor", ["process", "thread"])
 def test_a_failed_part_makes_the_run_an_error_never_a_total(executor):
-    result = run(plan([PieceSpec(name="L", shape=L4, count=2)], 4, 2, executor=executor, backend="test",
-                      test={"fail": "L:a=1 L:b=1"}))
+    result = run(
+        plan(
+            [PieceSpec(name="L", shape=L4, count=2)],
+            4,
+            2,
+            executor=executor,
+            backend="test",
+            test={"fail": "L:a=1 L:b=1"},
+        )
+    )
     assert result.termination == Termination.ERROR
     assert result.count is None
     assert "L:a=1 L:b=1" in result.message and "the solver crashed" in result.message
@@ -133,9 +153,19 @@ def test_a_failed_part_makes_the_run_an_error_never_a_total(executor):
 @pytest.mark.parametrize("executor", ["process", "thread"])
 def test_the_first_tiling_stops_the_other_parts(executor, tmp_path):
     started = time.perf_counter()
-    result = run(plan([PieceSpec(name="L", shape=L4, count=2)], 4, 2, mode="one", executor=executor, jobs=3,
-                      backend="test", order="lexicographic",
-                      test={"slow": True, "fast": "L:a=2", "pid_dir": str(tmp_path)}))
+    result = run(
+        plan(
+            [PieceSpec(name="L", shape=L4, count=2)],
+            4,
+            2,
+            mode="one",
+            executor=executor,
+            jobs=3,
+            backend="test",
+            order="lexicographic",
+            test={"slow": True, "fast": "L:a=2", "pid_dir": str(tmp_path)},
+        )
+    )
     assert (result.termination, result.found) == (Termination.COMPLETED, Found.FEASIBLE)
     assert time.perf_counter() - started < 30  # the other parts would sleep 120 s
     if executor == "process":
@@ -155,8 +185,17 @@ def _running(pid: int) -> bool:
 @pytest.mark.parametrize("executor", ["process", "thread"])
 def test_the_time_limit_covers_the_whole_run(executor):
     started = time.perf_counter()
-    result = run(plan([PieceSpec(name="L", shape=L4, count=4)], 4, 4, executor=executor, backend="test",
-                      time_limit=2, test={"slow": True}))
+    result = run(
+        plan(
+            [PieceSpec(name="L", shape=L4, count=4)],
+            4,
+            4,
+            executor=executor,
+            backend="test",
+            time_limit=2,
+            test={"slow": True},
+        )
+    )
     assert time.perf_counter() - started < 30
     assert result.termination == Termination.TIME_LIMIT
     assert result.found == Found.NONE

@@ -113,6 +113,8 @@ def test_solve_checks_the_picture_before_solving(tmp_path, capsys):
 def test_solve_refuses_an_existing_result_file_before_solving(tmp_path, capsys):
     existing = tmp_path / "result.json"
     existing.write_text("{}")
-    code, stderr = polytile(capsys, "solve", EXAMPLES / "pentomino-6x10.toml", "-o", existing, "--render", tmp_path / "x.svg")
+    code, stderr = polytile(
+        capsys, "solve", EXAMPLES / "pentomino-6x10.toml", "-o", existing, "--render", tmp_path / "x.svg"
+    )
     assert code == 2 and "result.json: the file exists already" in stderr
     assert existing.read_text() == "{}" and not (tmp_path / "x.svg").exists()

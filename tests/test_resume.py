@@ -22,15 +22,15 @@ import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from polytile_cpsat import CpsatBackend
 
 from polytile_core import hookimpl
-from polytile_core.solve.checkpoint import Checkpoint
 from polytile_core.cli.main import main
-from polytile_core.host.registry import Host
 from polytile_core.config.pipeline import load_plan
+from polytile_core.host.registry import Host
 from polytile_core.output.results import Termination
+from polytile_core.solve.checkpoint import Checkpoint
 from polytile_core.solve.run import run
-from polytile_cpsat import CpsatBackend
 
 L_2X4 = """
 [region]
@@ -131,7 +131,12 @@ def test_resumed_listing_gives_back_the_same_tilings(tmp_path):
     [
         (L_2X4, ["--mode", "all"]),
         (L_2X4.replace("width = 4\nheight = 2", "width = 2\nheight = 4"), []),
-        (L_2X4.replace('method = "checkerboard"', 'method = "checkerboard"\n[options.checkerboard]\norder = "lexicographic"'), []),
+        (
+            L_2X4.replace(
+                'method = "checkerboard"', 'method = "checkerboard"\n[options.checkerboard]\norder = "lexicographic"'
+            ),
+            [],
+        ),
     ],
     ids=["other-mode", "other-region", "other-split-options"],
 )
@@ -139,8 +144,9 @@ def test_a_checkpoint_of_another_pipeline_is_refused(tmp_path, other, flags):
     pipeline, checkpoint = write(tmp_path, L_2X4), tmp_path / "run.ckpt"
     cli(["solve", str(pipeline), "--checkpoint", str(checkpoint), "-q"])
     before = checkpoint.read_text()
-    code, _, err = cli(["solve", str(write(tmp_path, other, "other.toml")), "--checkpoint", str(checkpoint),
-                        "--resume", "-q", *flags])
+    code, _, err = cli(
+        ["solve", str(write(tmp_path, other, "other.toml")), "--checkpoint", str(checkpoint), "--resume", "-q", *flags]
+    )
     assert code == 2
     assert err.count("\n") == 1 and "written for a different pipeline" in err
     assert checkpoint.read_text() == before
@@ -178,9 +184,14 @@ def test_a_file_that_is_not_a_checkpoint_is_left_as_it_was(tmp_path):
 
 record_lines = st.one_of(
     st.text(max_size=40),
-    st.builds(json.dumps, st.dictionaries(st.sampled_from(["key", "answer", "solutions", "seconds", "model", "x"]),
-                                          st.none() | st.integers() | st.text(max_size=5) | st.lists(st.integers()),
-                                          max_size=5)),
+    st.builds(
+        json.dumps,
+        st.dictionaries(
+            st.sampled_from(["key", "answer", "solutions", "seconds", "model", "x"]),
+            st.none() | st.integers() | st.text(max_size=5) | st.lists(st.integers()),
+            max_size=5,
+        ),
+    ),
     st.builds(json.dumps, st.integers() | st.lists(st.integers(), max_size=2)),
 )
 
@@ -260,7 +271,10 @@ class KillsItsProcessPlugin:
 def test_a_pool_worker_that_dies_loses_no_part(tmp_path):
     """The local process pool breaks when a worker dies: the run says so, claims no total,
     and a resume with a sound backend gets the exact count without counting a part twice."""
-    pipeline, path = write(tmp_path, L_2X4.replace('executor = "thread"', 'executor = "process"\njobs = 2')), tmp_path / "c"
+    pipeline, path = (
+        write(tmp_path, L_2X4.replace('executor = "thread"', 'executor = "process"\njobs = 2')),
+        tmp_path / "c",
+    )
     host = Host(plugins=[KillsItsProcessPlugin])
     plan = load_plan(pipeline, host, {"backend": "kills-its-process"})
     result = run(attrs.evolve(plan, checkpoint=Checkpoint.open(path, plan, resume=False)))
@@ -282,8 +296,18 @@ def test_sigkill_mid_run_then_resume_gives_the_exact_count(tmp_path):
     """A real ``polytile solve --checkpoint`` process (a process pool of 2) killed with
     SIGKILL after some parts finished; the same command with --resume ends with the count."""
     pipeline, checkpoint = write(tmp_path, L_9X9), tmp_path / "run.ckpt"
-    command = [sys.executable, "-m", "polytile_core.cli.main", "solve", str(pipeline), "--jobs", "2",
-               "--checkpoint", str(checkpoint), "-q"]
+    command = [
+        sys.executable,
+        "-m",
+        "polytile_core.cli.main",
+        "solve",
+        str(pipeline),
+        "--jobs",
+        "2",
+        "--checkpoint",
+        str(checkpoint),
+        "-q",
+    ]
     process = subprocess.Popen(command, start_new_session=True, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 300

@@ -8,8 +8,8 @@ import jsonschema
 import pytest
 
 from polytile_core.cli.main import main
-from polytile_core.host.registry import Host
 from polytile_core.config.schemagen import pipeline_schema, result_schema
+from polytile_core.host.registry import Host
 
 ROOT = Path(__file__).parent.parent
 SCHEMAS = ROOT / "schemas"

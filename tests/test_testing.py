@@ -46,13 +46,17 @@ def test_the_brute_force_counts_pictures_by_the_published_rule():
 
 def test_own_orientations_give_the_tetromino_counts():
     # The 5 free tetrominoes are 7 one-sided and 19 fixed ones (OEIS A000988, A001168).
-    tetrominoes = [[(0, 0), (1, 0), (2, 0), (3, 0)], [(0, 0), (1, 0), (0, 1), (1, 1)],
-                   [(0, 0), (1, 0), (2, 0), (1, 1)], [(1, 0), (2, 0), (0, 1), (1, 1)],
-                   [(0, 0), (1, 0), (2, 0), (0, 1)]]
+    tetrominoes = [
+        [(0, 0), (1, 0), (2, 0), (3, 0)],
+        [(0, 0), (1, 0), (0, 1), (1, 1)],
+        [(0, 0), (1, 0), (2, 0), (1, 1)],
+        [(1, 0), (2, 0), (0, 1), (1, 1)],
+        [(0, 0), (1, 0), (2, 0), (0, 1)],
+    ]
     free = [own_orientations(shape, "free") for shape in tetrominoes]
     one_sided = [own_orientations(shape, "one-sided") for shape in tetrominoes]
     assert sum(len(forms) for forms in free) == 19
-    assert sum(len(f) // len(o) for f, o in zip(free, one_sided)) == 7
+    assert sum(len(f) // len(o) for f, o in zip(free, one_sided, strict=True)) == 7
     assert all(len(own_orientations(shape, "fixed")) == 1 for shape in tetrominoes)
 
 

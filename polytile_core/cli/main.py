@@ -18,9 +18,7 @@ EXIT_INTERRUPTED = 130  # the shell's code for a SIGINT death
 
 
 def parser() -> argparse.ArgumentParser:
-    main_parser = argparse.ArgumentParser(
-        prog="polytile", description="Tile, count and enclose with polyominoes."
-    )
+    main_parser = argparse.ArgumentParser(prog="polytile", description="Tile, count and enclose with polyominoes.")
     main_parser.add_argument(
         "--no-autoload", action="store_true", help="load only the built-in plugins, not installed ones"
     )

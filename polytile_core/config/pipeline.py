@@ -13,14 +13,14 @@ from pathlib import Path
 
 import attrs
 
-from polytile_core.host.contracts import SolveSettings
+from polytile_core.config.schema import AUTO, PieceSpec, Pipeline, RegionSpec
 from polytile_core.convert import structure
 from polytile_core.errors import InputError
-from polytile_core.model.geometry import GeometryError, Region, cells_from_rows, is_connected, normalise
+from polytile_core.host.contracts import SolveSettings
 from polytile_core.host.registry import Host, Registration
+from polytile_core.model.geometry import GeometryError, Region, cells_from_rows, is_connected, normalise
 from polytile_core.model.problem import PieceType, TilingProblem
 from polytile_core.model.zero_one import Model
-from polytile_core.config.schema import AUTO, Pipeline, PieceSpec, RegionSpec
 
 
 @attrs.frozen
@@ -63,8 +63,14 @@ class Plan:
     candidates: Candidates | None = None
     # Why the plan has its backend: named in the pipeline, or its problem kind's own.
     backend_why: str = "named in the pipeline"
+    # With no [split], jobs > 1 and mode count or all: the split a run takes when a short
+    # probe of the whole problem does not finish (polytile_core.solve.autosplit).
+    split_when_long: Registration | None = None
+    split_when_long_options: object = None
 
     def tiling_problem(self) -> TilingProblem:
+        if self.region is None:
+            raise InputError("a tiling problem needs a [region] table", path="region")
         return TilingProblem(self.region, self.pieces)
 
     def build(self, problem: TilingProblem | None = None) -> Model:
@@ -153,7 +159,7 @@ def resolve_pieces(specs: list[PieceSpec], host: Host) -> tuple[PieceType, ...]:
             if spec.n is not None:
                 raise InputError("n belongs to a family", path=f"{path}.n")
             try:
-                cells = cells_from_rows(spec.shape) if spec.shape is not None else _cells(spec.cells, path)
+                cells = cells_from_rows(spec.shape) if spec.shape is not None else _cells(spec.cells or [], path)
             except GeometryError as exc:
                 raise InputError(str(exc), path=f"{path}.shape") from None
             shapes = [(spec.name or f"P{index + 1}", cells)]
@@ -237,7 +243,7 @@ def make_plan(pipeline: Pipeline, host: Host) -> Plan:
     if split and split.capabilities.one_solution_only and solve.mode != "one":
         raise InputError(
             f"the {split.name} split finds one tiling; it cannot count or list them "
-            f"(use solve.mode = \"one\", or another split), got mode {solve.mode!r}",
+            f'(use solve.mode = "one", or another split), got mode {solve.mode!r}',
             path="split.method",
         )
     if split and solve.mode not in split.capabilities.modes:
@@ -249,14 +255,24 @@ def make_plan(pipeline: Pipeline, host: Host) -> Plan:
     if pipeline.problem != "tiling" and solve.mode != "one":
         # Listing or counting would drop the objective and walk every feasible answer.
         raise InputError(
-            f"problem {pipeline.problem!r} is an optimisation: mode \"one\" finds the best answer; "
-            f"\"all\" and \"count\" list and count tilings, got mode {solve.mode!r}",
+            f'problem {pipeline.problem!r} is an optimisation: mode "one" finds the best answer; '
+            f'"all" and "count" list and count tilings, got mode {solve.mode!r}',
             path="solve.mode",
         )
     executor = host.get("executors", solve.executor)
     mode = "optimize" if pipeline.problem != "tiling" else solve.mode
     pieces = resolve_pieces(pipeline.pieces, host)
     region = resolve_region(pipeline.region, required=pipeline.problem == "tiling")
+    split_when_long = None
+    if split is None and mode in ("count", "all") and not solve.distinct:
+        split_when_long = next(
+            (
+                registration
+                for registration in host.registry["decomposers"].values()
+                if registration.capabilities.when_long and jobs >= max(2, registration.capabilities.min_jobs)
+            ),
+            None,
+        )
     return Plan(
         problem=pipeline.problem,
         pieces=pieces,
@@ -275,6 +291,8 @@ def make_plan(pipeline: Pipeline, host: Host) -> Plan:
         distinct=solve.distinct,
         keep=solve.keep,
         candidates=auto_candidates(host, pipeline) if auto else None,
+        split_when_long=split_when_long,
+        split_when_long_options=plugin_options(host, split_when_long, pipeline) if split_when_long else None,
     )
 
 

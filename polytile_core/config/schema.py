@@ -82,8 +82,10 @@ class SolveSpec:
     )
     backend: str = attrs.field(
         default=AUTO,
-        metadata=doc("the backend plugin (see `polytile plugins`), or auto: polytile chooses (and races) the fastest routes; "
-            "a problem kind's own backend when its builder names one (fence for enclosures)"),
+        metadata=doc(
+            "the backend plugin (see `polytile plugins`), or auto: polytile chooses (and races) the fastest routes; "
+            "a problem kind's own backend when its builder names one (fence for enclosures)"
+        ),
     )
     time_limit: float | None = attrs.field(default=None, metadata=doc("seconds before giving up (whole run)"))
     workers: int | None = attrs.field(default=None, metadata=doc("solver threads per solve (backend default if unset)"))
@@ -94,8 +96,10 @@ class SolveSpec:
     )
     jobs: int | None = attrs.field(
         default=None,
-        metadata=doc("parts of a split, or routes of a race, solved at once (default: the usable cores with "
-                     "backend auto, else 1)"),
+        metadata=doc(
+            "parts of a split, or routes of a race, solved at once (default: the usable cores with "
+            "backend auto, else 1)"
+        ),
     )
     executor: str = attrs.field(default="process", metadata=doc("executor plugin running the parts of a split"))
 

@@ -5,12 +5,16 @@ so it doubles as the smallest example of one."""
 from __future__ import annotations
 
 import concurrent.futures
+import multiprocessing
+import os
 from pathlib import Path
 
 from polytile_core import hookimpl
+from polytile_core.host.orphans import exit_with_parent
 from polytile_core.model.geometry import cells_from_rows
 from polytile_core.model.tiling import build_tiling
 from polytile_core.output.picture import ascii_picture
+from polytile_core.output.resultfile import write_atomically
 
 # The usual letter names; shapes as ASCII rows.
 CLASSIC_FAMILIES = {
@@ -55,7 +59,7 @@ def polytile_register_builders(register):
 
 def render_text(result, path: Path, options=None) -> None:
     pictures = [ascii_picture(solution, result.region) for solution in result.solutions]
-    Path(path).write_text("\n\n".join(pictures) + "\n", encoding="utf-8")
+    write_atomically(Path(path), "\n\n".join(pictures) + "\n", replace=True)
 
 
 @hookimpl
@@ -64,7 +68,13 @@ def polytile_register_renderers(register):
 
 
 def _process_pool(jobs: int, options=None) -> concurrent.futures.Executor:
-    return concurrent.futures.ProcessPoolExecutor(max_workers=jobs)
+    """Workers from a forkserver (never fork: the run has threads), each ending when the run does."""
+    return concurrent.futures.ProcessPoolExecutor(
+        max_workers=jobs,
+        mp_context=multiprocessing.get_context("forkserver"),
+        initializer=exit_with_parent,
+        initargs=(os.getpid(),),
+    )
 
 
 def _thread_pool(jobs: int, options=None) -> concurrent.futures.Executor:

@@ -84,7 +84,9 @@ class DecomposerCapabilities:
     backend's rank) lets ``auto`` try the split for a mode; ``min_jobs``: only when at
     least that many parts can run at once.  ``certificate``: the split can prove,
     without search, that no tiling exists (``Split.impossible``), so ``auto`` races it
-    alongside the search routes when it looks for one tiling.
+    alongside the search routes when it looks for one tiling.  ``when_long``: a count or
+    listing on ``min_jobs`` or more jobs is split by it when a short probe of the whole
+    problem does not finish (``polytile_core.solve.autosplit``).
     """
 
     modes: frozenset[str] = attrs.field(
@@ -96,6 +98,7 @@ class DecomposerCapabilities:
     rank: Mapping[str, int] = attrs.field(factory=dict, validator=_ranks)
     min_jobs: int = 1
     certificate: bool = False
+    when_long: bool = False
 
     @property
     def one_solution_only(self) -> bool:

@@ -94,13 +94,17 @@ class Host:
         for impl in hook.get_hookimpls():
             plugin_name = self.manager.get_name(impl.plugin) or repr(impl.plugin)
 
-            def register(name, provides, *, options=None, help="", backend=None, capabilities=None, _plugin=plugin_name):
+            def register(
+                name, provides, *, options=None, help="", backend=None, capabilities=None, _plugin=plugin_name
+            ):
                 if name in found:
                     raise InputError(
                         f"{SINGULAR[capability]} {name!r} is registered by both {found[name].plugin!r} and {_plugin!r}"
                     )
                 if capability == "backends" and name == AUTO:
-                    raise InputError(f"plugin {_plugin!r} registers a backend called {AUTO!r}, a name polytile keeps for itself")
+                    raise InputError(
+                        f"plugin {_plugin!r} registers a backend called {AUTO!r}, a name polytile keeps for itself"
+                    )
                 expected = CAPABILITY_TYPES.get(capability)
                 if capabilities is not None and (expected is None or not isinstance(capabilities, expected)):
                     wanted = f"a {expected.__name__}" if expected else "none"

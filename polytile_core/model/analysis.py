@@ -165,7 +165,8 @@ def analyze_split(split: Split, original: Model, *, first: int = 5, scan: int = 
         if reason is not None:
             size = None
         else:
-            size = model_size(part.model, with_rank=index < first)
+            model = part.model if part.fixed is None else part.model.pinned(part.fixed)
+            size = model_size(model, with_rank=index < first)
         entry = PartSize(part.key, size, reason)
         parts.append(entry)
         if index < first:

@@ -31,12 +31,17 @@ class Part:
     ``copies`` are the offsets at which a solution of the part is laid down to make a
     solution of the whole problem: one ``(0, 0)`` for an ordinary part, one per block for
     a part that tiles one of several congruent blocks.
+
+    ``fixed``, when set, makes the part the whole model (``model``, shared by every part)
+    with these variables fixed to 1: such a part travels as the indices alone, the model
+    about once per worker (``polytile_core.solve.parcels``).
     """
 
     key: str
     model: Model
     details: dict = attrs.Factory(dict)
     copies: tuple[tuple[int, int], ...] = ((0, 0),)
+    fixed: tuple[int, ...] | None = None
 
 
 @attrs.define

@@ -45,11 +45,7 @@ class TilingProblem:
 
     def placements(self) -> list[tuple[PieceType, Cells]]:
         """Every (piece, cells) that fits in the region, in a stable order."""
-        return [
-            (piece, placed)
-            for piece in self.pieces
-            for placed in placements(piece.orientations(), self.region)
-        ]
+        return [(piece, placed) for piece in self.pieces for placed in placements(piece.orientations(), self.region)]
 
     def area_problem(self) -> str | None:
         """Why the pieces' areas cannot add up to the region's area, or None if they can."""

@@ -61,8 +61,9 @@ def lp_text(model: Model) -> str:
     """The model in CPLEX LP format."""
     _require_variables(model)
     names = [variable_name(model, index) for index in range(model.num_variables)]
-    lines = [f"\\ polytile model {model.name}: {model.num_variables} binary variables, "
-             f"{len(model.constraints)} constraints"]
+    lines = [
+        f"\\ polytile model {model.name}: {model.num_variables} binary variables, {len(model.constraints)} constraints"
+    ]
     if model.objective is None:
         lines += ["Minimize", " obj:"]
     else:

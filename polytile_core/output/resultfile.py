@@ -132,15 +132,16 @@ def temporary_beside(path: Path, *, replace: bool = False) -> tuple[int, Path]:
     return handle, Path(temporary)
 
 
-def write_atomically(path: Path, text: str, *, replace: bool = False) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename.
+def write_atomically(path: Path, text: str | bytes, *, replace: bool = False) -> None:
+    """Write ``text`` (or bytes) to ``path`` through a temporary file and a rename, so a
+    run killed while writing never leaves a half-written file under the name asked for.
 
     Refuses to replace an existing file unless ``replace`` is true.
     """
     handle, temporary = temporary_beside(path, replace=replace)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(text if isinstance(text, bytes) else text.encode("utf-8"))
         os.replace(temporary, path)
     except BaseException as exc:
         temporary.unlink(missing_ok=True)

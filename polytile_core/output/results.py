@@ -98,8 +98,10 @@ class Result:
     )
     details: dict[str, Any] = attrs.field(
         factory=dict,
-        metadata={"description": "extra facts: rules used, speedup measures, the route taken (route: name, split, "
-                  "backend, options, why, how, and for a race each route tried with its time and outcome), ..."},
+        metadata={
+            "description": "extra facts: rules used, speedup measures, the route taken (route: name, split, "
+            "backend, options, why, how, and for a race each route tried with its time and outcome), ..."
+        },
     )
 
     # In a notebook: the picture (a gallery of at most 12 solutions) and a status line.

@@ -24,10 +24,10 @@ from pathlib import Path
 
 import attrs
 
-from polytile_core.host.contracts import BackendResult
 from polytile_core.convert import CONVERTER, structure
-from polytile_core.model.parts import Part
 from polytile_core.errors import InputError
+from polytile_core.host.contracts import BackendResult
+from polytile_core.model.parts import Part
 from polytile_core.model.zero_one import Model
 from polytile_core.output.results import Found, Termination
 from polytile_core.solve.collect import default_keep
@@ -88,6 +88,18 @@ class Checkpoint:
         self.records = records  # read from the file, not replayed yet
         self.done: set[str] = set(records)  # every key in the file (kept small: no solutions)
         self.replayed = 0
+        self._digests: dict[int, str] = {}  # id(whole model) -> digest: the tree split's parts share one model
+
+    def digest(self, part: Part) -> str:
+        """The digest of the model a part solves (for a part with fixed variables: of the
+        whole model, and the variables fixed)."""
+        if part.fixed is None:
+            return model_digest(part.model)
+        whole = self._digests.get(id(part.model))
+        if whole is None:
+            whole = self._digests[id(part.model)] = model_digest(part.model)
+        fixed = ",".join(map(str, part.fixed)).encode()
+        return hashlib.sha256(whole.encode() + b"|" + fixed).hexdigest()[:16]
 
     @classmethod
     def open(cls, path: str | Path, plan, *, resume: bool) -> Checkpoint:
@@ -97,13 +109,15 @@ class Checkpoint:
         starts it, so one command can be rerun until the run completes.
         """
         if plan.split is None:
-            raise InputError("a checkpoint records the parts of a split run: add [split] method = ...",
-                             path="--checkpoint")
+            raise InputError(
+                "a checkpoint records the parts of a split run: add [split] method = ...", path="--checkpoint"
+            )
         path = Path(path)
         fingerprint = plan_fingerprint(plan)
         if path.exists() and not resume:
-            raise InputError("the checkpoint exists already; pass --resume to continue it, or choose another name",
-                             source=str(path))
+            raise InputError(
+                "the checkpoint exists already; pass --resume to continue it, or choose another name", source=str(path)
+            )
         if not path.exists():
             header = {"polytile_checkpoint": FORMAT, "fingerprint": fingerprint, "mode": plan.settings.mode}
             _append(path, header)
@@ -115,9 +129,12 @@ class Checkpoint:
         record = self.records.pop(part.key, None)
         if record is None:
             return None
-        if record.model != model_digest(part.model):
-            raise InputError(f"part {part.key!r} has a different model than when it was recorded "
-                             "(another version of the split?); start a new checkpoint", source=str(self.path))
+        if record.model != self.digest(part):
+            raise InputError(
+                f"part {part.key!r} has a different model than when it was recorded "
+                "(another version of the split?); start a new checkpoint",
+                source=str(self.path),
+            )
         self.replayed += 1
         return PartOutcome(record.answer, record.solutions, record.seconds)
 
@@ -128,8 +145,9 @@ class Checkpoint:
             return
         if self.mode == "one" and answer.found in (Found.FEASIBLE, Found.OPTIMAL):
             return  # mode one: a part with a tiling ends the run; resuming should look further
-        record = PartRecord(part.key, answer, [list(ones) for ones in outcome.solutions], outcome.seconds,
-                            model_digest(part.model))
+        record = PartRecord(
+            part.key, answer, [list(ones) for ones in outcome.solutions], outcome.seconds, self.digest(part)
+        )
         _append(self.path, CONVERTER.unstructure(record))
         self.done.add(part.key)
 

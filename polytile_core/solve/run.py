@@ -27,6 +27,7 @@ from polytile_core.model.symmetry import placement_symmetries
 from polytile_core.model.zero_one import BuildStopped, Model, build_limits
 from polytile_core.output.results import Found, Result, Solution, Termination
 from polytile_core.solve import distinct
+from polytile_core.solve.autosplit import solve_probed, worth_splitting
 from polytile_core.solve.collect import Collector, default_keep, solution_of
 from polytile_core.solve.outcome import Outcome
 from polytile_core.solve.race import Entrant, Lap, race
@@ -86,6 +87,13 @@ def run(
                 raise BuildStopped("time_limit")
             if routing is not None and routing.race:
                 outcome = _race(timed, model, routing, collector, stop, state, head_start=small)
+            elif worth_splitting(chosen):
+                in_search = distinct.in_search(chosen)
+
+                def whole(probe: Plan, model: Model, held: Collector, stop: threading.Event) -> Outcome:
+                    return _solve_routed(probe, model, held, stop, state, in_search)
+
+                outcome = solve_probed(timed, model, collector, stop, state, whole)
             else:
                 outcome = _solve_routed(timed, model, collector, stop, state, distinct.in_search(chosen))
                 outcome = _on_one_route(outcome, chosen, routing)
@@ -298,8 +306,9 @@ def certify(plan: Plan, model: Model) -> Result:
     assert plan.split is not None
     split = plan.split.provides.split(plan.tiling_problem(), model, plan.build, plan.split_options)
     if split.impossible:
-        return Result(Termination.COMPLETED, Found.INFEASIBLE, plan.settings.mode, AUTO, "no subproblem",
-                      message=split.impossible)
+        return Result(
+            Termination.COMPLETED, Found.INFEASIBLE, plan.settings.mode, AUTO, "no subproblem", message=split.impossible
+        )
     return Result(Termination.COMPLETED, Found.NONE, plan.settings.mode, AUTO, "no certificate")
 
 
@@ -335,15 +344,29 @@ def _lap_report(lap: Lap) -> dict:
 def _outcome_of(result: Result) -> Outcome:
     """A racer's Result as the outcome of this run (its solutions go to the collector)."""
     return Outcome(
-        termination=result.termination, found=result.found, raw_status=result.raw_status, count=result.count,
-        objective=result.objective, bound=result.bound, distinct_count=result.distinct_count,
-        message=result.message, subproblems=result.subproblems, details=result.details, backend=result.backend,
+        termination=result.termination,
+        found=result.found,
+        raw_status=result.raw_status,
+        count=result.count,
+        objective=result.objective,
+        bound=result.bound,
+        distinct_count=result.distinct_count,
+        message=result.message,
+        subproblems=result.subproblems,
+        details=result.details,
+        backend=result.backend,
     )
 
 
 def _race(
-    plan: Plan, model: Model, routing: Routing, collector: Collector, stop: threading.Event, state: RunState,
-    *, head_start: bool,
+    plan: Plan,
+    model: Model,
+    routing: Routing,
+    collector: Collector,
+    stop: threading.Event,
+    state: RunState,
+    *,
+    head_start: bool,
 ) -> Outcome:
     """Find one tiling: the best route in this process for ``HEAD_START`` seconds (when
     ``head_start``), then every route at once in processes; the first answer wins and
@@ -362,8 +385,13 @@ def _race(
             if not answered:
                 how = "stopped in the head start, before any race"
             return attrs.evolve(_with_route(head, {**best.report(plan), "how": how}), backend=best.backend.name)
-        laps.append({"route": best.name, "seconds": round(time.perf_counter() - started, 3),
-                     "outcome": f"head start: no answer in {HEAD_START:g} s"})
+        laps.append(
+            {
+                "route": best.name,
+                "seconds": round(time.perf_counter() - started, 3),
+                "outcome": f"head start: no answer in {HEAD_START:g} s",
+            }
+        )
     remaining = None if deadline is None else max(0.01, deadline - time.perf_counter())
     entrants = [Entrant(route.name, run, (_racer_plan(plan, route, remaining),)) for route in routing.routes]
     reports = [route.report(plan) for route in routing.routes]

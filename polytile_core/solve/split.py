@@ -10,13 +10,20 @@ part with a tiling ends the run: queued parts are cancelled and a process pool's
 workers are killed (a running solver cannot be asked to stop across processes).
 A part that fails is reported with its key and makes the run an ``error``: a total
 with a missing part would be wrong, so none is claimed.
+
+A part with ``fixed`` variables (the tree split) is sent as its model's key and the
+indices (``polytile_core.solve.parcels``), once the workers hold the model (``_Submitter``).
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import os
+import socket
 import threading
 import time
+import uuid
+from typing import Protocol, cast
 
 import attrs
 
@@ -27,12 +34,23 @@ from polytile_core.model.zero_one import Model
 from polytile_core.output.results import Found, PlacedPiece, Solution, SubproblemReport, Termination
 from polytile_core.solve.collect import Collector, solution_of
 from polytile_core.solve.outcome import Outcome
+from polytile_core.solve.parcels import ModelNeeded, ModelParcel, forget, model_of
 from polytile_core.solve.state import RunState
 
 # Parts reports kept in a Result; a huge split keeps the first ones (and says so).
 MAX_REPORTS = 1000
 # Parts in flight per job: enough to keep every worker busy while results come back.
 IN_FLIGHT_PER_JOB = 2
+
+
+class PartLog(Protocol):
+    """What a split run asks of ``plan.checkpoint`` (``solve.checkpoint.Checkpoint``)."""
+
+    replayed: int
+
+    def replay(self, part: Part) -> PartOutcome | None: ...
+
+    def record(self, part: Part, outcome: PartOutcome) -> None: ...
 
 
 @attrs.frozen
@@ -42,9 +60,18 @@ class PartOutcome:
     answer: BackendResult
     solutions: list[list[int]]
     seconds: float
+    # Of ``seconds``, the time spent making the part's model from the cached whole one.
+    prepare_seconds: float = 0.0
+    worker: str = ""  # host and process that solved it
 
 
-def solve_part(factory, backend_options, model: Model, settings: SolveSettings, keep: int | None, stop=None) -> PartOutcome:
+def worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def solve_part(
+    factory, backend_options, model: Model, settings: SolveSettings, keep: int | None, stop=None
+) -> PartOutcome:
     """Solve one part (runs in a worker: a thread or another process).
 
     ``keep`` caps the solutions sent back (``None``: all of them, 0: none, for counting).
@@ -60,6 +87,32 @@ def solve_part(factory, backend_options, model: Model, settings: SolveSettings, 
 
     answer = factory(backend_options).solve(model, settings, on_solution, stop or threading.Event())
     return PartOutcome(answer, solutions, time.perf_counter() - started)
+
+
+def solve_fixed_part(
+    factory,
+    backend_options,
+    parcel: ModelParcel,
+    fixed: tuple[int, ...],
+    settings: SolveSettings,
+    keep: int | None,
+    stop=None,
+) -> PartOutcome | ModelNeeded:
+    """Solve the whole model of ``parcel`` with the ``fixed`` variables pinned to 1 (in a worker).
+
+    ``prepare_seconds`` is what the part costs beyond the backend's solve: finding the
+    model and pinning the variables.
+    """
+    started = time.perf_counter()
+    whole = model_of(parcel)
+    if whole is None:
+        return ModelNeeded(worker_name())
+    model = whole.pinned(fixed)
+    prepared = time.perf_counter()
+    outcome = solve_part(factory, backend_options, model, settings, keep, stop)
+    return attrs.evolve(
+        outcome, seconds=time.perf_counter() - started, prepare_seconds=prepared - started, worker=worker_name()
+    )
 
 
 def whole_solution(part: Part, ones: list[int]) -> Solution:
@@ -121,7 +174,9 @@ class _SplitRun:
 
     def removed_before_search(self, part: Part) -> None:
         self.removed += 1
-        self.report(SubproblemReport(part.key, Termination.COMPLETED, Found.INFEASIBLE, 0 if self.mode != "one" else None))
+        self.report(
+            SubproblemReport(part.key, Termination.COMPLETED, Found.INFEASIBLE, 0 if self.mode != "one" else None)
+        )
 
     def finished(self, part: Part, outcome: PartOutcome) -> None:
         answer = outcome.answer
@@ -152,6 +207,58 @@ class _SplitRun:
         self.report(SubproblemReport(part.key, Termination.ERROR, Found.NONE, None, 0.0, message))
 
 
+class _Submitter:
+    """Submits parts to the executor.  A part with fixed variables carries its model until
+    a worker is known to hold it, then travels without it; a worker that lacks it answers
+    ``ModelNeeded`` and gets the part again with the model.  So the model travels a few
+    times per worker (``details["models_sent"]``), however many parts there are."""
+
+    def __init__(self, plan, executor, stop_event, *, local: bool):
+        self.plan = plan
+        self.executor = executor
+        self.stop_event = stop_event
+        self.local = local  # threads of this process: they find the model in its cache
+        self.parcels: dict[int, ModelParcel] = {}  # id(whole model) -> its parcel
+        self.holders: set[str] = set()  # workers known to hold the model
+        self.models_sent = 0
+
+    def answered(self, outcome) -> None:
+        """Note which worker holds the model (or, from ``ModelNeeded``, does not)."""
+        if isinstance(outcome, ModelNeeded):
+            self.holders.discard(outcome.worker)
+        elif outcome.worker:
+            self.holders.add(outcome.worker)
+
+    def submit(self, part: Part, settings: SolveSettings, keep: int | None, *, with_model: bool = False):
+        plan = self.plan
+        if part.fixed is None:
+            return self.executor.submit(
+                solve_part, plan.backend.provides, plan.backend_options, part.model, settings, keep, self.stop_event
+            )
+        parcel = self.parcels.get(id(part.model))
+        if parcel is None:
+            parcel = self.parcels[id(part.model)] = ModelParcel(uuid.uuid4().hex, part.model)
+            model_of(parcel)  # workers in this process (threads) find it at once
+        if with_model or (not self.local and not self.holders):
+            self.models_sent += 1
+        else:
+            parcel = ModelParcel(parcel.key)
+        return self.executor.submit(
+            solve_fixed_part,
+            plan.backend.provides,
+            plan.backend_options,
+            parcel,
+            part.fixed,
+            settings,
+            keep,
+            self.stop_event,
+        )
+
+    def close(self) -> None:
+        for parcel in self.parcels.values():
+            forget(parcel.key)
+
+
 def solve_split(plan: Plan, model: Model, collector: Collector, stop: threading.Event, run_state: RunState) -> Outcome:
     """Split the plan's problem with its decomposer and solve the parts through its executor."""
     assert plan.split is not None and plan.backend is not None, "a split run has its split and backend"
@@ -173,12 +280,16 @@ def solve_split(plan: Plan, model: Model, collector: Collector, stop: threading.
         )
 
     state = _SplitRun(plan, collector, run_state)
+    checkpoint = cast(PartLog | None, plan.checkpoint)
+    assert plan.executor is not None, "a plan with a split has an executor"
     started = time.perf_counter()
     deadline = None if settings.time_limit is None else started + settings.time_limit
     executor = plan.executor.provides(plan.jobs, plan.executor_options)
     # Workers in this process can watch an event; other processes are killed instead.
     halt = threading.Event()
     shared_stop = halt if isinstance(executor, concurrent.futures.ThreadPoolExecutor) else None
+    submitter = _Submitter(plan, executor, shared_stop, local=shared_stop is not None)
+    prepare_seconds: list[float] = []
     limit = max(1, plan.jobs * IN_FLIGHT_PER_JOB)
     in_flight: dict[concurrent.futures.Future, Part] = {}
     parts = iter(split.parts)
@@ -197,17 +308,11 @@ def solve_split(plan: Plan, model: Model, collector: Collector, stop: threading.
                 if part.details.get("empty"):
                     state.removed_before_search(part)
                     continue
-                recorded = plan.checkpoint.replay(part) if plan.checkpoint is not None else None
+                recorded = checkpoint.replay(part) if checkpoint is not None else None
                 if recorded is not None:
                     state.finished(part, recorded)
                     continue
-                remaining = None if deadline is None else max(0.01, deadline - time.perf_counter())
-                part_settings = attrs.evolve(settings, time_limit=remaining)
-                future = executor.submit(
-                    solve_part, plan.backend.provides, plan.backend_options, part.model, part_settings,
-                    state.keep_for_part(), shared_stop,
-                )
-                in_flight[future] = part
+                in_flight[submitter.submit(part, _part_settings(settings, deadline), state.keep_for_part())] = part
             if not in_flight:
                 break
             done, _ = concurrent.futures.wait(in_flight, timeout=0.1, return_when=concurrent.futures.FIRST_COMPLETED)
@@ -216,9 +321,20 @@ def solve_split(plan: Plan, model: Model, collector: Collector, stop: threading.
                 part = in_flight.pop(future)
                 try:
                     outcome = future.result()
+                    if part.fixed is not None:
+                        submitter.answered(outcome)
+                    if isinstance(outcome, ModelNeeded):
+                        in_flight[
+                            submitter.submit(
+                                part, _part_settings(settings, deadline), state.keep_for_part(), with_model=True
+                            )
+                        ] = part
+                        continue
                     state.finished(part, outcome)
-                    if plan.checkpoint is not None:
-                        plan.checkpoint.record(part, outcome)
+                    if part.fixed is not None:
+                        prepare_seconds.append(outcome.prepare_seconds)
+                    if checkpoint is not None:
+                        checkpoint.record(part, outcome)
                 except concurrent.futures.BrokenExecutor as exc:
                     state.failed(part, exc)
                     broken = True
@@ -229,7 +345,7 @@ def solve_split(plan: Plan, model: Model, collector: Collector, stop: threading.
     finally:
         if in_flight or not exhausted:
             halt.set()
-            for future, part in in_flight.items():
+            for part in in_flight.values():
                 if state.errors:
                     state.failed(part, RuntimeError("not finished: the run stopped after a failed part"))
                 else:
@@ -237,9 +353,21 @@ def solve_split(plan: Plan, model: Model, collector: Collector, stop: threading.
             _halt(executor)
         else:
             executor.shutdown(wait=True)
-    if plan.checkpoint is not None:
-        details["parts_from_checkpoint"] = plan.checkpoint.replayed
+        submitter.close()
+    if submitter.parcels:
+        details["models_sent"] = submitter.models_sent
+    if prepare_seconds:
+        details["part_prepare_seconds_max"] = max(prepare_seconds)
+        details["part_prepare_seconds_mean"] = sum(prepare_seconds) / len(prepare_seconds)
+    if checkpoint is not None:
+        details["parts_from_checkpoint"] = checkpoint.replayed
     return _result(plan, state, details, timed_out, exhausted and not in_flight)
+
+
+def _part_settings(settings: SolveSettings, deadline: float | None) -> SolveSettings:
+    """A part's settings: what is left of the run's time limit."""
+    remaining = None if deadline is None else max(0.01, deadline - time.perf_counter())
+    return attrs.evolve(settings, time_limit=remaining)
 
 
 def _result(plan: Plan, state: _SplitRun, details: dict, timed_out: bool, all_done: bool) -> Outcome:
@@ -271,8 +399,14 @@ def _result(plan: Plan, state: _SplitRun, details: dict, timed_out: bool, all_do
         termination = Termination.TIME_LIMIT if timed_out or state.cut_short else Termination.INTERRUPTED
         found = Found.FEASIBLE if state.found_any else Found.NONE
     count = state.count if mode in ("all", "count") else None
-    return Outcome(termination, found, "all parts solved" if complete else "parts left", count,
-                   subproblems=reports, details=details)
+    return Outcome(
+        termination,
+        found,
+        "all parts solved" if complete else "parts left",
+        count,
+        subproblems=reports,
+        details=details,
+    )
 
 
 def speedup_measures(unsplit_seconds: float, reports: tuple[SubproblemReport, ...]) -> dict[str, float]:
@@ -283,7 +417,9 @@ def speedup_measures(unsplit_seconds: float, reports: tuple[SubproblemReport, ..
     serial overhead ``sum_i T_i / T_full``.
     """
     times = [report.seconds for report in reports if report.error is None and report.seconds > 0]
-    feasible = [report.seconds for report in reports if report.found in (Found.FEASIBLE, Found.OPTIMAL) and report.seconds > 0]
+    feasible = [
+        report.seconds for report in reports if report.found in (Found.FEASIBLE, Found.OPTIMAL) and report.seconds > 0
+    ]
     measures: dict[str, float] = {"unsplit_seconds": unsplit_seconds}
     if times:
         measures["speedup_all"] = unsplit_seconds / max(times)

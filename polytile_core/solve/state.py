@@ -27,4 +27,6 @@ class RunState:
     counted: int = 0  # solutions counted by finished parts (mode count streams none)
 
     def progress(self, streamed: int) -> Progress:
-        return Progress(max(streamed, self.counted), self.parts_done, self.parts_total, time.perf_counter() - self.started)
+        return Progress(
+            max(streamed, self.counted), self.parts_done, self.parts_total, time.perf_counter() - self.started
+        )

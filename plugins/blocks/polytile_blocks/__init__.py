@@ -19,12 +19,12 @@ from collections.abc import Callable, Iterator
 import attrs
 
 from polytile_core import hookimpl
-from polytile_core.host.capabilities import DecomposerCapabilities
-from polytile_core.model.parts import BuildModel, Part, Split
 from polytile_core.errors import InputError
+from polytile_core.host.capabilities import DecomposerCapabilities
 from polytile_core.model.geometry import Cell, Region
-from polytile_core.model.zero_one import Model
+from polytile_core.model.parts import BuildModel, Part, Split
 from polytile_core.model.problem import PieceType, TilingProblem
+from polytile_core.model.zero_one import Model
 
 
 @attrs.frozen
@@ -60,13 +60,21 @@ def cuts(region: Region, allowed: Callable[[int], bool] = lambda blocks: True) -
             if full:
                 if region_width % width or region_height % height:
                     continue  # a rectangle is cut only by blocks that divide its sides
-                origins = {(x, y) for x in range(left, left + region_width, width) for y in range(top, top + region_height, height)}
+                origins = {
+                    (x, y)
+                    for x in range(left, left + region_width, width)
+                    for y in range(top, top + region_height, height)
+                }
             else:
-                origins = {(left + (x - left) // width * width, top + (y - top) // height * height) for x, y in region.cells}
+                origins = {
+                    (left + (x - left) // width * width, top + (y - top) // height * height) for x, y in region.cells
+                }
                 if len(origins) * size != area:
                     continue  # some block is only partly in the region
             found.append(Cut(width, height, tuple(sorted(origins, key=lambda cell: (cell[1], cell[0])))))
-    return sorted(found, key=lambda cut: (cut.width * cut.height, max(cut.width, cut.height) / min(cut.width, cut.height)))
+    return sorted(
+        found, key=lambda cut: (cut.width * cut.height, max(cut.width, cut.height) / min(cut.width, cut.height))
+    )
 
 
 def share(piece: PieceType, blocks: int) -> PieceType | None:

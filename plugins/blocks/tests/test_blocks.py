@@ -3,29 +3,38 @@
 from pathlib import Path
 
 import attrs
-import pytest
-
 import polytile_blocks
 import polytile_checkerboard
 import polytile_cpsat
 import polytile_exactcover
+import pytest
 from polytile_blocks import BlocksSplit, cuts, share
-from polytile_core.errors import InputError
-from polytile_core.model.geometry import Region, cells_from_rows, normalise
-from polytile_core.host.registry import Host
+
 from polytile_core.config.pipeline import load_plan, make_plan
+from polytile_core.config.schema import PieceSpec, Pipeline, RegionSpec, SolveSpec, SplitSpec
+from polytile_core.errors import InputError
+from polytile_core.host.registry import Host
+from polytile_core.model.geometry import Region, cells_from_rows, normalise
 from polytile_core.model.problem import PieceType
 from polytile_core.output.results import Found, Termination
 from polytile_core.solve.run import run
-from polytile_core.config.schema import Pipeline, PieceSpec, RegionSpec, SolveSpec, SplitSpec
 from polytile_core.testing import count_tilings_brute_force, own_orientations
 
 HOST = Host(autoload=False, plugins=[polytile_blocks, polytile_cpsat])
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 PENTOMINOES = {
-    "F": [".##", "##.", ".#."], "I": ["#####"], "L": ["####", "#..."], "N": ["##..", ".###"],
-    "P": ["##", "##", "#."], "T": ["###", ".#.", ".#."], "U": ["#.#", "###"], "V": ["#..", "#..", "###"],
-    "W": ["#..", "##.", ".##"], "X": [".#.", "###", ".#."], "Y": [".#..", "####"], "Z": ["##.", ".#.", ".##"],
+    "F": [".##", "##.", ".#."],
+    "I": ["#####"],
+    "L": ["####", "#..."],
+    "N": ["##..", ".###"],
+    "P": ["##", "##", "#."],
+    "T": ["###", ".#.", ".#."],
+    "U": ["#.#", "###"],
+    "V": ["#..", "#..", "###"],
+    "W": ["#..", "##.", ".##"],
+    "X": [".#.", "###", ".#."],
+    "Y": [".#..", "####"],
+    "Z": ["##.", ".#.", ".##"],
 }
 T4 = ["###", ".#."]
 # Garvie & Burkardt 2020, Figure 10a: a 16x24 rectangle without its bottom-left 8x16 block.
@@ -110,7 +119,13 @@ def test_when_no_block_has_a_tiling_the_whole_problem_decides():
 
 def test_no_tiling_at_all_is_still_proved():
     # oracles.md: the five tetrominoes do not tile a 4x5 rectangle.
-    pieces = {"I": (["####"], 1), "O": (["##", "##"], 1), "T": (T4, 1), "S": ([".##", "##."], 1), "L": (["###", "#.."], 1)}
+    pieces = {
+        "I": (["####"], 1),
+        "O": (["##", "##"], 1),
+        "T": (T4, 1),
+        "S": ([".##", "##."], 1),
+        "L": (["###", "#.."], 1),
+    }
     result = solve(pieces, ["#####"] * 4)
     assert (result.termination, result.found) == (Termination.COMPLETED, Found.INFEASIBLE)
 
@@ -123,9 +138,14 @@ def test_counting_with_the_blocks_split_is_refused():
 
 
 def test_transposed_blocks_are_tried_once_for_free_pieces():
-    plan = make_plan(Pipeline(
-        region=RegionSpec(width=4, height=4), pieces=[PieceSpec(name="D", shape=["##"], count=8)],
-        split=SplitSpec(method="blocks")), HOST)
+    plan = make_plan(
+        Pipeline(
+            region=RegionSpec(width=4, height=4),
+            pieces=[PieceSpec(name="D", shape=["##"], count=8)],
+            split=SplitSpec(method="blocks"),
+        ),
+        HOST,
+    )
     split = BlocksSplit().split(plan.tiling_problem(), plan.build(), plan.build)
     keys = [part.key for part in split.parts]
     assert "8 blocks 1x2" in keys and "8 blocks 2x1" not in keys
@@ -135,8 +155,11 @@ def test_transposed_blocks_are_tried_once_for_free_pieces():
 def test_the_30x40_paper_instance_is_tiled_from_6x10_blocks_with_exact_cover():
     # Garvie & Burkardt 2020, Figure 12: twenty of each pentomino in a 30x40 rectangle.
     host = Host(autoload=False, plugins=[polytile_blocks, polytile_checkerboard, polytile_exactcover])
-    plan = load_plan(EXAMPLES / "paper" / "gb2020-fig12.toml", host,
-                     {"backend": "exactcover", "executor": "thread", "time_limit": 120})
+    plan = load_plan(
+        EXAMPLES / "paper" / "gb2020-fig12.toml",
+        host,
+        {"backend": "exactcover", "executor": "thread", "time_limit": 120},
+    )
     result = run(attrs.evolve(plan, split=host.get("decomposers", "blocks"), split_options=None))
     assert result.found == Found.FEASIBLE
     (solution,) = result.solutions

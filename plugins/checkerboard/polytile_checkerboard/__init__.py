@@ -14,15 +14,15 @@ from typing import Literal
 
 import attrs
 
-from polytile_core import hookimpl
-from polytile_core.host.capabilities import DecomposerCapabilities
-from polytile_core.model.parts import BuildModel, Part, Split
-from polytile_core.errors import InputError
-from polytile_core.model.geometry import Region
-from polytile_core.model.zero_one import Constraint, Model
-from polytile_core.model.problem import TilingProblem
 from polytile_checkerboard.counts import VariantCounts, piece_choices
 from polytile_checkerboard.variants import Variant, coloured_variants, region_colours
+from polytile_core import hookimpl
+from polytile_core.errors import InputError
+from polytile_core.host.capabilities import DecomposerCapabilities
+from polytile_core.model.geometry import Region
+from polytile_core.model.parts import BuildModel, Part, Split
+from polytile_core.model.problem import TilingProblem
+from polytile_core.model.zero_one import Constraint, Model
 
 
 @attrs.frozen
@@ -41,7 +41,7 @@ class CheckerboardOptions:
 
 def part_key(variants: list[Variant], counts: tuple[int, ...]) -> str:
     """A stable name for a subproblem: every variant with its count."""
-    return " ".join(f"{variant.name}={count}" for variant, count in zip(variants, counts))
+    return " ".join(f"{variant.name}={count}" for variant, count in zip(variants, counts, strict=True))
 
 
 class _Prepared:
@@ -54,7 +54,9 @@ class _Prepared:
         self.whole = whole
         self.covered = [frozenset(cell for cells in v.placements for cell in cells) for v in variants]
         variant_of = {
-            (variant.piece.name, cells): number for number, variant in enumerate(variants) for cells in variant.placements
+            (variant.piece.name, cells): number
+            for number, variant in enumerate(variants)
+            for cells in variant.placements
         }
         self.variables: list[list[int]] = [[] for _ in variants]
         for var, placed in whole.placements.items():
@@ -90,8 +92,12 @@ class _Prepared:
         in place of the piece's own."""
         used = [number for number, count in enumerate(counts) if count]
         rows = [
-            Constraint(tuple((var, 1) for var in self.variables[number]), "==", counts[number],
-                       f"variant {self.variants[number].name}")
+            Constraint(
+                tuple((var, 1) for var in self.variables[number]),
+                "==",
+                counts[number],
+                f"variant {self.variants[number].name}",
+            )
             for number in used
         ]
         copies: dict[str, int] = {}
@@ -154,7 +160,9 @@ class CheckerboardSplit:
         summary = {
             "order": options.order,
             "region_parity": black - white,
-            "variants": ", ".join(f"{variant.name} ({variant.parity:+d}, {len(variant.placements)} placements)" for variant in variants),
+            "variants": ", ".join(
+                f"{variant.name} ({variant.parity:+d}, {len(variant.placements)} placements)" for variant in variants
+            ),
         }
         total = equations.total
         if total == 0:

@@ -74,7 +74,7 @@ def coloured_variants(piece: PieceType, region: Region) -> list[Variant]:
         names = [f"{piece.name}:a", f"{piece.name}:b"]
     return [
         Variant(name, piece, len(key[1]), len(key[0]) - len(key[1]), tuple(grouped[key]))
-        for name, key in zip(names, keys)
+        for name, key in zip(names, keys, strict=True)
     ]
 
 

@@ -5,8 +5,8 @@ from fractions import Fraction
 
 import pytest
 
-from polytile_core.model.analysis import augmented_rank, model_size
 from polytile_core.cli.main import main
+from polytile_core.model.analysis import augmented_rank, model_size
 from polytile_core.model.zero_one import Model
 from polytile_core.testing import TWO_L_TETROMINOES
 
@@ -31,7 +31,7 @@ def rational_rank(model: Model) -> int:
         for r in range(len(rows)):
             if r != rank and rows[r][column] != 0:
                 factor = rows[r][column] / rows[rank][column]
-                rows[r] = [a - factor * b for a, b in zip(rows[r], rows[rank])]
+                rows[r] = [a - factor * b for a, b in zip(rows[r], rows[rank], strict=True)]
         rank += 1
     return rank
 

@@ -4,28 +4,29 @@ import itertools
 import threading
 import time
 
-import pytest
-
 import polytile_checkerboard
 import polytile_cpsat
+import pytest
 from polytile_checkerboard import CheckerboardOptions, CheckerboardSplit
 from polytile_checkerboard.variants import coloured_variants
-from polytile_core.host.contracts import SolveSettings
-from polytile_core.model.geometry import Region, cells_from_rows, normalise
-from polytile_core.host.registry import Host
+from polytile_cpsat import CpsatBackend
+
 from polytile_core.config.pipeline import make_plan
+from polytile_core.config.schema import PieceSpec, Pipeline, RegionSpec, SolveSpec, SplitSpec
+from polytile_core.host.contracts import SolveSettings
+from polytile_core.host.registry import Host
+from polytile_core.model.geometry import Region, cells_from_rows, normalise
 from polytile_core.model.problem import PieceType, TilingProblem
 from polytile_core.model.tiling import build_tiling
 from polytile_core.output.results import Found, Termination
 from polytile_core.solve.run import run
-from polytile_core.config.schema import Pipeline, PieceSpec, RegionSpec, SolveSpec, SplitSpec
-from polytile_cpsat import CpsatBackend
 
 SPLIT = CheckerboardSplit()
 
 
 def split_of(problem: TilingProblem, options: CheckerboardOptions | None = None):
     """The checkerboard split of a problem, its parts made from the tiling model."""
+
     def build(part: TilingProblem):
         return build_tiling(part.pieces, part.region)
 
@@ -35,9 +36,18 @@ def split_of(problem: TilingProblem, options: CheckerboardOptions | None = None)
 # Only the plugins under test: others may be half-installed while they are being written.
 HOST = Host(autoload=False, plugins=[polytile_checkerboard, polytile_cpsat])
 PENTOMINOES = {
-    "F": [".##", "##.", ".#."], "I": ["#####"], "L": ["####", "#..."], "N": ["##..", ".###"],
-    "P": ["##", "##", "#."], "T": ["###", ".#.", ".#."], "U": ["#.#", "###"], "V": ["#..", "#..", "###"],
-    "W": ["#..", "##.", ".##"], "X": [".#.", "###", ".#."], "Y": [".#..", "####"], "Z": ["##.", ".#.", ".##"],
+    "F": [".##", "##.", ".#."],
+    "I": ["#####"],
+    "L": ["####", "#..."],
+    "N": ["##..", ".###"],
+    "P": ["##", "##", "#."],
+    "T": ["###", ".#.", ".#."],
+    "U": ["#.#", "###"],
+    "V": ["#..", "#..", "###"],
+    "W": ["#..", "##.", ".##"],
+    "X": [".#.", "###", ".#."],
+    "Y": [".#..", "####"],
+    "Z": ["##.", ".#.", ".##"],
 }
 TETROMINOES = {"I": ["####"], "O": ["##", "##"], "T": ["###", ".#."], "S": [".##", "##."], "L": ["###", "#.."]}
 L4 = ["#.", "#.", "##"]
@@ -168,7 +178,9 @@ def empty_subproblems(split):
         if part.details.get("empty"):
             empty += 1
             continue
-        answer = CpsatBackend().solve(part.model, SolveSettings(mode="one", workers=1), lambda ones: None, threading.Event())
+        answer = CpsatBackend().solve(
+            part.model, SolveSettings(mode="one", workers=1), lambda ones: None, threading.Event()
+        )
         assert answer.termination == Termination.COMPLETED
         empty += answer.found == Found.INFEASIBLE
     return empty

@@ -59,7 +59,9 @@ def __getattr__(name):
 @hookimpl
 def polytile_register_backends(register):
     register(
-        "cpsat", make_backend, options=CpsatOptions,
+        "cpsat",
+        make_backend,
+        options=CpsatOptions,
         help="Google OR-Tools CP-SAT: find one, enumerate, count, optimise",
         # Any 0-1 model; ahead of SCIP at finding one, counting and (docs/benchmarks/enclosure.md)
         # optimising, behind exact cover on pure covers (docs/benchmarks/backends.md, split.md).

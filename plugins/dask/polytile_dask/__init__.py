@@ -34,12 +34,17 @@ class DaskOptions:
 
     scheduler: str | None = attrs.field(
         default=None,
-        metadata=doc("address of a running scheduler, e.g. tcp://10.0.0.5:8786; "
-                      "without it (or scheduler_file) a local cluster with --jobs workers is started"),
+        metadata=doc(
+            "address of a running scheduler, e.g. tcp://10.0.0.5:8786; "
+            "without it (or scheduler_file) a local cluster with --jobs workers is started"
+        ),
     )
     scheduler_file: str | None = attrs.field(
-        default=None, metadata=doc("the file `dask scheduler --scheduler-file FILE` writes, instead of scheduler "
-                                    "(waited for up to connect_timeout)")
+        default=None,
+        metadata=doc(
+            "the file `dask scheduler --scheduler-file FILE` writes, instead of scheduler "
+            "(waited for up to connect_timeout)"
+        ),
     )
     connect_timeout: float = attrs.field(default=10.0, metadata=doc("seconds to wait for the scheduler (and its file)"))
     threads_per_worker: int = attrs.field(default=1, metadata=doc("threads per worker of a local cluster"))
@@ -90,7 +95,11 @@ class DaskExecutor(concurrent.futures.Executor):
             elif task.status == "error":
                 outcome.set_exception(task.exception())
             else:
-                outcome.set_exception(concurrent.futures.BrokenExecutor("the part was cancelled on the Dask cluster (scheduler lost or restarted)"))
+                outcome.set_exception(
+                    concurrent.futures.BrokenExecutor(
+                        "the part was cancelled on the Dask cluster (scheduler lost or restarted)"
+                    )
+                )
         except Exception as exc:  # the answer could not be fetched
             outcome.set_exception(concurrent.futures.BrokenExecutor(f"lost the Dask scheduler ({exc})"))
 
@@ -140,10 +149,13 @@ def check_options(options: DaskOptions) -> None:
             f"expected an address such as tcp://HOST:8786, got {options.scheduler!r}", path="options.dask.scheduler"
         )
     if not options.connect_timeout > 0:
-        raise InputError(f"expected a positive number of seconds, got {options.connect_timeout}",
-                         path="options.dask.connect_timeout")
+        raise InputError(
+            f"expected a positive number of seconds, got {options.connect_timeout}", path="options.dask.connect_timeout"
+        )
     if options.threads_per_worker < 1:
-        raise InputError(f"expected 1 or more, got {options.threads_per_worker}", path="options.dask.threads_per_worker")
+        raise InputError(
+            f"expected 1 or more, got {options.threads_per_worker}", path="options.dask.threads_per_worker"
+        )
 
 
 def wait_for_file(path: Path, timeout: float) -> None:
@@ -152,8 +164,9 @@ def wait_for_file(path: Path, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while not path.exists():
         if time.monotonic() > deadline:
-            raise InputError(f"no scheduler file appeared at {path} within {timeout:g} s",
-                             path="options.dask.scheduler_file")
+            raise InputError(
+                f"no scheduler file appeared at {path} within {timeout:g} s", path="options.dask.scheduler_file"
+            )
         time.sleep(0.1)
 
 
@@ -182,9 +195,7 @@ def dask_executor(jobs: int, options: DaskOptions | None = None) -> DaskExecutor
     if options.scheduler_file is not None:
         wait_for_file(Path(options.scheduler_file), options.connect_timeout)
     try:
-        client = Client(
-            options.scheduler, scheduler_file=options.scheduler_file, timeout=options.connect_timeout
-        )
+        client = Client(options.scheduler, scheduler_file=options.scheduler_file, timeout=options.connect_timeout)
     except Exception as exc:  # refused, timed out, or a file that is not a scheduler's: all said in one line
         reason = f"{type(exc).__name__}: {exc}".rstrip(": ")
         raise InputError(f"cannot reach the Dask scheduler at {where} ({reason})", path=path) from None

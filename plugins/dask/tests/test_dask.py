@@ -24,16 +24,16 @@ import cloudpickle
 import dask
 import pytest
 from distributed import Client, LocalCluster
+from polytile_cpsat import CpsatBackend
+from polytile_dask import DaskOptions, dask_executor
 
 from polytile_core import hookimpl
 from polytile_core.cli.main import main
+from polytile_core.config.pipeline import load_plan
 from polytile_core.errors import InputError
 from polytile_core.host.registry import Host
-from polytile_core.config.pipeline import load_plan
 from polytile_core.output.results import Termination
 from polytile_core.solve.run import run
-from polytile_cpsat import CpsatBackend
-from polytile_dask import DaskOptions, dask_executor
 
 L_TETROMINOES_2X4 = """
 [region]
@@ -76,8 +76,12 @@ def shared_cluster():
     that restarts it).  A task may lose its worker once and is rerun; twice, and it fails."""
     with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
         local = LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-            dashboard_address=":0", silence_logs=logging.ERROR,
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=":0",
+            silence_logs=logging.ERROR,
         )
     client = Client(local)
     yield local, client
@@ -147,7 +151,17 @@ def test_a_checkpointed_cluster_run_resumes_to_the_same_count(cluster, tmp_path)
     """The checkpoint is written by the machine running polytile, whatever the executor."""
     local, _ = cluster
     path, checkpoint = pipeline(tmp_path, L_TETROMINOES_2X4), tmp_path / "run.ckpt"
-    command = ["solve", str(path), "--scheduler", local.scheduler_address, "--checkpoint", str(checkpoint), "-q", "-o", "-"]
+    command = [
+        "solve",
+        str(path),
+        "--scheduler",
+        local.scheduler_address,
+        "--checkpoint",
+        str(checkpoint),
+        "-q",
+        "-o",
+        "-",
+    ]
     code, _, err = cli(command)
     assert code == 0, err
     lines = checkpoint.read_text().splitlines(keepends=True)
@@ -169,8 +183,10 @@ def test_a_worker_killed_holding_parts_loses_none(cluster, tmp_path):
     victim = sorted(pids)[0]
     os.kill(pids[victim], signal.SIGSTOP)
     try:
-        plan = on_cluster(load_plan(pipeline(tmp_path, L_TETROMINOES_2X4), Host(), {"executor": "dask", "jobs": 2}),
-                          local.scheduler_address)
+        plan = on_cluster(
+            load_plan(pipeline(tmp_path, L_TETROMINOES_2X4), Host(), {"executor": "dask", "jobs": 2}),
+            local.scheduler_address,
+        )
         thread, wait = run_in_thread(plan)
         held = wait_for_parts_on(client, victim, thread)
         os.kill(pids[victim], signal.SIGKILL)
@@ -201,8 +217,10 @@ def test_killing_a_busy_worker_mid_run_keeps_the_exact_count(cluster, tmp_path):
     """The 9×9 instance (21 parts, seconds each): SIGKILL a worker while it is solving."""
     local, client = cluster
     pids = client.run(os.getpid)
-    plan = on_cluster(load_plan(pipeline(tmp_path, L_TETROMINOES_9X9), Host(), {"executor": "dask", "jobs": 2}),
-                      local.scheduler_address)
+    plan = on_cluster(
+        load_plan(pipeline(tmp_path, L_TETROMINOES_9X9), Host(), {"executor": "dask", "jobs": 2}),
+        local.scheduler_address,
+    )
     thread, wait = run_in_thread(plan, host_timeout=600)
     victim = sorted(pids)[1]
     held = wait_for_parts_on(client, victim, thread)
@@ -307,14 +325,35 @@ def test_losing_the_scheduler_ends_the_run_as_an_error_naming_parts(tmp_path):
     dask_program = str(Path(sys.executable).with_name("dask"))
     address_file = tmp_path / "scheduler.json"
     scheduler = subprocess.Popen(
-        [dask_program, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-         "--scheduler-file", str(address_file)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        [
+            dask_program,
+            "scheduler",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--no-dashboard",
+            "--scheduler-file",
+            str(address_file),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
     )
     worker = subprocess.Popen(
-        [dask_program, "worker", "--scheduler-file", str(address_file), "--no-nanny", "--nthreads", "1",
-         "--no-dashboard"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        [
+            dask_program,
+            "worker",
+            "--scheduler-file",
+            str(address_file),
+            "--no-nanny",
+            "--nthreads",
+            "1",
+            "--no-dashboard",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
     )
     try:
         with Client(scheduler_file=str(address_file), timeout=120) as watcher:

@@ -22,7 +22,6 @@ from polytile_enclosure.check import EnclosureCheckError, check_fence, enclosed_
 __all__ = ["EncloseOptions", "EnclosureCheckError", "build", "check_fence", "enclosed_area", "enclosed_pockets"]
 
 
-
 @attrs.frozen
 class EncloseOptions:
     """Options of the enclosure builder, from ``[options.enclose]``."""

@@ -19,8 +19,8 @@ from typing import Literal
 import attrs
 
 from polytile_core import hookimpl
-from polytile_core.host.capabilities import BackendCapabilities
 from polytile_core.errors import InputError
+from polytile_core.host.capabilities import BackendCapabilities
 from polytile_core.host.contracts import BackendResult, SolveSettings
 from polytile_core.model.zero_one import Model
 from polytile_core.output.results import Found, Termination

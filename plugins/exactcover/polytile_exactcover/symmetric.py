@@ -24,9 +24,8 @@ from __future__ import annotations
 import attrs
 
 from polytile_core.errors import InputError
-from polytile_core.model.zero_one import Model
 from polytile_core.model.symmetry import burnside, checked_symmetries, fixed_model, is_smallest_image
-
+from polytile_core.model.zero_one import Model
 from polytile_exactcover import ExactCoverOptions, Limits, Outcome, count_covers, enumerate_covers
 from polytile_exactcover.cover import CoverProblem, cover_problem
 
@@ -35,8 +34,8 @@ from polytile_exactcover.cover import CoverProblem, cover_problem
 class Anchor:
     row: int
     variables: frozenset[int]
-    free: tuple[int, ...]        # representatives no symmetry but the identity fixes
-    fixed: tuple[int, ...]       # representatives some symmetry fixes
+    free: tuple[int, ...]  # representatives no symmetry but the identity fixes
+    fixed: tuple[int, ...]  # representatives some symmetry fixes
 
 
 def restricted(problem: CoverProblem, leave_out: set[int]) -> CoverProblem:
@@ -89,7 +88,11 @@ def solve_distinct(
     except ValueError as exc:
         raise InputError(f"cannot solve up to symmetry: {exc}", path="solve.distinct") from None
     if not group:
-        plain = count_covers(problem, options, limits) if mode == "count" else enumerate_covers(problem, report, limits, kernel=options.kernel)
+        plain = (
+            count_covers(problem, options, limits)
+            if mode == "count"
+            else enumerate_covers(problem, report, limits, kernel=options.kernel)
+        )
         return plain, None
     anchor = choose_anchor(model, problem, group) if options.symmetry == "search" and len(group) > 1 else None
     if anchor is None:
@@ -153,7 +156,7 @@ def _anchored(model, problem, mode, report, limits, options, group, anchor: Anch
         else:
             kept = [0]
 
-            def keep_smallest(ones, others=stabiliser[1:]):
+            def keep_smallest(ones, others=stabiliser[1:], kept=kept):
                 if is_smallest_image(ones, others):
                     kept[0] += 1
                     report(ones)

@@ -10,21 +10,21 @@ import importlib.util
 import threading
 import time
 
-import pytest
-
 import polytile_exactcover
-from polytile_core import api
-from polytile_core.host.contracts import SolveSettings
-from polytile_core.model.tiling import build_tiling
-from polytile_core.errors import InputError
-from polytile_core.model.geometry import Region
-from polytile_core.model.zero_one import Model
-from polytile_core.output.results import Found, Termination
-from polytile_core.model.symmetry import placement_symmetries
-from polytile_core.solve.distinct import canonical_key
-from polytile_core.testing import LARGE, BackendConformance, fresh_host, solve_with
+import pytest
 from polytile_exactcover import ExactCoverBackend, ExactCoverOptions
 from polytile_exactcover.cover import cover_problem
+
+from polytile_core import api
+from polytile_core.errors import InputError
+from polytile_core.host.contracts import SolveSettings
+from polytile_core.model.geometry import Region
+from polytile_core.model.symmetry import placement_symmetries
+from polytile_core.model.tiling import build_tiling
+from polytile_core.model.zero_one import Model
+from polytile_core.output.results import Found, Termination
+from polytile_core.solve.distinct import canonical_key
+from polytile_core.testing import LARGE, BackendConformance, fresh_host, solve_with
 
 HAS_CHECKERBOARD = importlib.util.find_spec("polytile_checkerboard") is not None
 L_TROMINO = ["#.", "##"]
@@ -35,8 +35,13 @@ RING_8X8 = ["########"] * 3 + ["###..###"] * 2 + ["########"] * 3
 
 def solve(region, pieces, mode, *, distinct=False, options=None, **solve_keys):
     plan = api.plan(
-        region, pieces, mode=mode, backend="exactcover", distinct=distinct,
-        options={"exactcover": options} if options else None, **solve_keys,
+        region,
+        pieces,
+        mode=mode,
+        backend="exactcover",
+        distinct=distinct,
+        options={"exactcover": options} if options else None,
+        **solve_keys,
     )
     return api.solve(plan)
 
@@ -97,8 +102,14 @@ def test_square_dominoes_listed(n):
 
 @pytest.mark.parametrize(
     "n, expected",
-    [(1, 0), (2, 72), (3, 384), (4, 8544),
-     pytest.param(5, 76_800, marks=pytest.mark.slow), pytest.param(6, 1_168_512, marks=pytest.mark.slow)],
+    [
+        (1, 0),
+        (2, 72),
+        (3, 384),
+        (4, 8544),
+        pytest.param(5, 76_800, marks=pytest.mark.slow),
+        pytest.param(6, 1_168_512, marks=pytest.mark.slow),
+    ],
 )
 def test_l_trominoes_5_by_3n(n, expected):
     """OEIS A084478, by the memo and (up to 3n = 12) by dancing links."""
@@ -153,7 +164,12 @@ def test_5x12_pentominoes_up_to_symmetry(mode):
 
 @pytest.mark.parametrize(
     "mode, symmetry",
-    [("all", "search"), ("count", "search"), ("count", "burnside"), pytest.param("all", "burnside", marks=pytest.mark.slow)],
+    [
+        ("all", "search"),
+        ("count", "search"),
+        ("count", "burnside"),
+        pytest.param("all", "burnside", marks=pytest.mark.slow),
+    ],
 )
 def test_8x8_minus_centre_up_to_symmetry(mode, symmetry):
     """Dana Scott's 520 / 65; 8 symmetries, so some anchor placements lie on a diagonal."""
@@ -248,9 +264,17 @@ def test_refuses_a_model_that_is_not_an_exact_cover():
 def test_piece_rows_with_min_and_max_merge_into_one_group():
     """4×4 with at most 2 dominoes, 1 to 3 squares and I-tetrominoes: 68 by brute force
     (polytile_core.testing), through '>=' and '<=' rows on the same piece."""
-    pieces = [api.piece("D", ["##"], max=2), api.piece("O", ["##", "##"], min=1, max=3), api.piece("I", ["####"], unlimited=True)]
-    for options in ({"counter": "frontier"}, {"counter": "memo"}, {"counter": "search", "kernel": "dlx"},
-                    {"counter": "search", "kernel": "bitboard"}):
+    pieces = [
+        api.piece("D", ["##"], max=2),
+        api.piece("O", ["##", "##"], min=1, max=3),
+        api.piece("I", ["####"], unlimited=True),
+    ]
+    for options in (
+        {"counter": "frontier"},
+        {"counter": "memo"},
+        {"counter": "search", "kernel": "dlx"},
+        {"counter": "search", "kernel": "bitboard"},
+    ):
         assert solve((4, 4), pieces, "count", options=options).count == 68
 
 
@@ -258,8 +282,15 @@ def test_piece_rows_with_min_and_max_merge_into_one_group():
 def test_composes_with_the_checkerboard_split():
     """Each part is an ordinary model with one '==' count row per colour variant."""
     host = fresh_host(polytile_exactcover, __import__("polytile_checkerboard"))
-    plan = api.plan((4, 2), [api.piece("L", L_TETROMINO, count=2)], mode="all", backend="exactcover",
-                    split="checkerboard", distinct=True, host=host)
+    plan = api.plan(
+        (4, 2),
+        [api.piece("L", L_TETROMINO, count=2)],
+        mode="all",
+        backend="exactcover",
+        split="checkerboard",
+        distinct=True,
+        host=host,
+    )
     result = api.solve(plan)
     assert (result.count, result.distinct_count, result.found) == (2, 1, Found.FEASIBLE)
 
@@ -268,8 +299,15 @@ def test_composes_with_the_checkerboard_split():
 @pytest.mark.skipif(not HAS_CHECKERBOARD, reason="the checkerboard plugin is not installed")
 def test_9x9_minus_corner_split_into_21_parts():
     host = fresh_host(polytile_exactcover, __import__("polytile_checkerboard"))
-    plan = api.plan(CORNERLESS_9X9, [api.piece("L", L_TETROMINO, count=20)], mode="count", backend="exactcover",
-                    split="checkerboard", jobs=2, host=host)
+    plan = api.plan(
+        CORNERLESS_9X9,
+        [api.piece("L", L_TETROMINO, count=20)],
+        mode="count",
+        backend="exactcover",
+        split="checkerboard",
+        jobs=2,
+        host=host,
+    )
     result = api.solve(plan)
     assert (result.termination, result.count) == (Termination.COMPLETED, 1_709_594)
     assert len(result.subproblems) == 21
@@ -285,5 +323,7 @@ def test_symmetries_a_model_no_longer_has_are_refused_not_trusted():
     first_piece_row = model.constraints[0]
     model.constraints[0] = first_piece_row.__class__(first_piece_row.terms[:3], "<=", 2, "a part's restricted row")
     with pytest.raises(InputError, match="does not map the model onto itself") as error:
-        ExactCoverBackend().solve(model, SolveSettings(mode="count", distinct=True), lambda ones: None, threading.Event())
+        ExactCoverBackend().solve(
+            model, SolveSettings(mode="count", distinct=True), lambda ones: None, threading.Event()
+        )
     assert error.value.path == "solve.distinct"

@@ -8,7 +8,6 @@ In a pipeline: ``family = "n-ominoes"``, ``n = 6`` and the piece table's ``kind`
 from __future__ import annotations
 
 from polytile_core import hookimpl
-
 from polytile_generate.enumerate import count
 from polytile_generate.names import n_ominoes
 

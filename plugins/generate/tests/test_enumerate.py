@@ -2,10 +2,9 @@
 shares no code with the generator."""
 
 import pytest
+from polytile_generate import count, n_ominoes
 
 from polytile_core.model.geometry import is_connected, orientations
-
-from polytile_generate import count, n_ominoes
 
 # /work/shared/oracles.md (OEIS), n = 1..10.
 OEIS = {

@@ -1,10 +1,10 @@
 """Names: the conventional letters for n <= 5, a numbered scheme beyond, suffixes for
 mirror images (') and clockwise turns (@90, @180, @270)."""
 
+from polytile_generate import n_ominoes
+
 from polytile_core.host.builtin import CLASSIC_FAMILIES
 from polytile_core.model.geometry import cells_from_rows, normalise, orientations
-
-from polytile_generate import n_ominoes
 
 
 def test_pentominoes_and_tetrominoes_keep_their_letters_and_pictures():
@@ -32,9 +32,19 @@ def test_one_sided_pentominoes_prime_the_six_chiral_letters():
 def test_fixed_names_are_clockwise_turns():
     shapes = dict(n_ominoes(4, "fixed"))
     assert sorted(name for name in shapes if name.startswith("L")) == [
-        "L", "L'", "L'@180", "L'@270", "L'@90", "L@180", "L@270", "L@90"
+        "L",
+        "L'",
+        "L'@180",
+        "L'@270",
+        "L'@90",
+        "L@180",
+        "L@270",
+        "L@90",
     ]
-    turn = lambda cells: normalise((-y, x) for x, y in cells)  # clockwise with y downward
+
+    def turn(cells):  # clockwise with y downward
+        return normalise((-y, x) for x, y in cells)
+
     assert shapes["L@90"] == turn(shapes["L"])
     assert shapes["L@180"] == turn(shapes["L@90"])
     assert shapes["L'@270"] == turn(turn(turn(shapes["L'"])))

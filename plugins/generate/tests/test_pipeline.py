@@ -5,17 +5,16 @@ import sys
 from pathlib import Path
 
 import polytile_cpsat
+import polytile_generate
 import pytest
 
 from polytile_core import api
 from polytile_core.cli.main import main
-from polytile_core.errors import InputError
-from polytile_core.model.geometry import normalise, orientations
-from polytile_core.host.registry import Host
 from polytile_core.config.pipeline import load_plan
+from polytile_core.errors import InputError
+from polytile_core.host.registry import Host
+from polytile_core.model.geometry import normalise, orientations
 from polytile_core.solve.run import run
-
-import polytile_generate
 
 
 def host():

@@ -128,9 +128,7 @@ class RenderOptions:
     """Options of the SVG and PNG renderers, from ``[options.render]`` (or the flags of
     ``polytile render``)."""
 
-    cell_size: int = attrs.field(
-        default=24, validator=_between(4, 200), metadata=_doc("pixels per cell (4 to 200)")
-    )
+    cell_size: int = attrs.field(default=24, validator=_between(4, 200), metadata=_doc("pixels per cell (4 to 200)"))
     checkerboard: bool = attrs.field(
         default=False, metadata=_doc("shade the black cells (x + y even) of the checkerboard colouring")
     )

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from xml.sax.saxutils import escape
 
+from polytile_core.output.resultfile import write_atomically
 from polytile_render.scene import BACKGROUND, TEXT, Line, Rect, Scene, Text
 
 
@@ -38,7 +40,7 @@ def svg_text(scene: Scene) -> str:
 
 
 def write_svg(scene: Scene, path: Path) -> None:
-    Path(path).write_text(svg_text(scene), encoding="utf-8")
+    write_atomically(Path(path), svg_text(scene), replace=True)
 
 
 def write_png(scene: Scene, path: Path) -> None:
@@ -63,9 +65,12 @@ def write_png(scene: Scene, path: Path) -> None:
             if item.size not in fonts:
                 fonts[item.size] = _font(ImageFont, item.size)
             # Centred by measuring, not by an anchor: bitmap fonts (Pillow without FreeType) have none.
-            left, top, right, _ = draw.textbbox((0, 0), item.text, font=fonts[item.size])
-            draw.text((item.x - (right - left) / 2 - left, item.y - top), item.text, fill=TEXT, font=fonts[item.size])
-    image.save(path, format="PNG")
+            text_left, text_top, text_right, _ = draw.textbbox((0, 0), item.text, font=fonts[item.size])
+            centred = item.x - (text_right - text_left) / 2 - text_left
+            draw.text((centred, item.y - text_top), item.text, fill=TEXT, font=fonts[item.size])
+    encoded = io.BytesIO()
+    image.save(encoded, format="PNG")
+    write_atomically(Path(path), encoded.getvalue(), replace=True)
 
 
 def _font(image_font, size: float):

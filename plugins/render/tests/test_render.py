@@ -7,11 +7,11 @@ import xml.etree.ElementTree as ET
 import attrs
 import pytest
 from PIL import Image
+from polytile_render import RenderOptions, render_png, render_svg
 
 from polytile_core.errors import InputError
 from polytile_core.model.geometry import components
 from polytile_core.output.results import Found, PlacedPiece, Result, Solution, Termination
-from polytile_render import RenderOptions, render_png, render_svg
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -187,7 +187,7 @@ def test_png_has_the_scene_size_and_the_svg_colours(tmp_path):
     _, cells = svg_cells(tmp_path / "scott.svg")
     for (x, y), (_, fill) in cells.items():
         pixel = image.getpixel((margin + x * 20 + 6, margin + y * 20 + 6))
-        assert "#%02x%02x%02x" % pixel == fill
+        assert "#{:02x}{:02x}{:02x}".format(*pixel) == fill
     hole_pixel = image.getpixel((margin + 3 * 20 + 10, margin + 3 * 20 + 10))
     assert hole_pixel == (255, 255, 255)
 
@@ -215,7 +215,9 @@ def test_no_solution_draws_the_bare_region_and_nothing_at_all_is_an_error(tmp_pa
     assert {kind for kind, _ in cells.values()} == {"empty"} and len(cells) == 3
     assert "no solution (proved infeasible)" in [t.text for t in root.iter(f"{SVG}text")]
     with pytest.raises(InputError):
-        render_svg(Result(termination=Termination.COMPLETED, found=Found.NONE, mode="one", backend="t"), tmp_path / "x.svg")
+        render_svg(
+            Result(termination=Termination.COMPLETED, found=Found.NONE, mode="one", backend="t"), tmp_path / "x.svg"
+        )
 
 
 def test_a_picture_too_large_to_draw_is_refused_before_drawing(tmp_path):

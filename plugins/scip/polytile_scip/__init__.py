@@ -48,7 +48,7 @@ class ScipOptions:
     )
     log: bool = attrs.field(default=False, metadata={"description": "print SCIP's log"})
     parameters: dict[str, bool | int | float | str] = attrs.field(
-        factory=dict, metadata={"description": "raw SCIP parameters, e.g. { \"presolving/maxrounds\" = 0 }"}
+        factory=dict, metadata={"description": 'raw SCIP parameters, e.g. { "presolving/maxrounds" = 0 }'}
     )
 
 
@@ -70,7 +70,9 @@ def __getattr__(name):
 @hookimpl
 def polytile_register_backends(register):
     register(
-        "scip", make_backend, options=ScipOptions,
+        "scip",
+        make_backend,
+        options=ScipOptions,
         help="SCIP via PySCIPOpt: find one, enumerate, count (SCIP's counting mode), optimise",
         # Any 0-1 model; behind CP-SAT on every benchmark so far (docs/benchmarks/backends.md).
         capabilities=BackendCapabilities(

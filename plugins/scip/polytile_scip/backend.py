@@ -223,8 +223,12 @@ class ScipBackend:
         if method == "nogood":
             enumerator = _Enumerator(model, xs, on_solution, stop)
             scip.includeConshdlr(
-                enumerator, "polytile_enumerate", "report every solution once",
-                enfopriority=_ENFORCE_LAST, chckpriority=_ENFORCE_LAST, needscons=False,
+                enumerator,
+                "polytile_enumerate",
+                "report every solution once",
+                enfopriority=_ENFORCE_LAST,
+                chckpriority=_ENFORCE_LAST,
+                needscons=False,
             )
         if stop.is_set():
             return BackendResult(Termination.INTERRUPTED, Found.NONE, "not started")
@@ -269,7 +273,9 @@ class ScipBackend:
             try:
                 scip.setParam(name, value)
             except (KeyError, LookupError, TypeError, ValueError) as exc:
-                raise InputError(f"not a SCIP parameter of that type ({exc})", path=f"options.scip.parameters.{name}")
+                raise InputError(
+                    f"not a SCIP parameter of that type ({exc})", path=f"options.scip.parameters.{name}"
+                ) from None
 
     @staticmethod
     def _cut_short(raw: str, stop: threading.Event) -> Termination | None:
@@ -285,7 +291,9 @@ class ScipBackend:
         cut_short = self._cut_short(raw, stop)
         if cut_short is not None:
             return BackendResult(cut_short, Found.FEASIBLE if count else Found.NONE, f"{how}: {raw}", count)
-        return BackendResult(Termination.COMPLETED, Found.FEASIBLE if count else Found.INFEASIBLE, f"{how}: {raw}", count)
+        return BackendResult(
+            Termination.COMPLETED, Found.FEASIBLE if count else Found.INFEASIBLE, f"{how}: {raw}", count
+        )
 
     def _searched(self, scip: pyscipopt.Model, model: Model, stop: threading.Event) -> BackendResult:
         raw = scip.getStatus()
@@ -304,4 +312,6 @@ class ScipBackend:
             return BackendResult(
                 Termination.COMPLETED, Found.OPTIMAL if proved else Found.FEASIBLE, raw, None, objective, bound
             )
-        return BackendResult(Termination.ERROR, Found.FEASIBLE if has_solution else Found.NONE, raw, None, objective, bound)
+        return BackendResult(
+            Termination.ERROR, Found.FEASIBLE if has_solution else Found.NONE, raw, None, objective, bound
+        )

@@ -18,7 +18,10 @@ def add(subparsers):
         "--first", type=int, default=5, metavar="N", help="subproblems shown in full, with f (default 5)"
     )
     command.add_argument(
-        "--scan", type=int, default=1000, metavar="N",
+        "--scan",
+        type=int,
+        default=1000,
+        metavar="N",
         help="subproblems looked at for removals and sizes (default 1000; all of them when there are fewer)",
     )
     command.add_argument("--method", help="split method (default: the file's [split], else checkerboard)")

@@ -29,8 +29,14 @@ def export(arguments) -> int:
     return 0
 
 
-def export_pipeline(pipeline: str | Path, path: str | Path, fmt: Format | None = None, *,
-                    replace: bool = False, host: Host | None = None) -> Path:
+def export_pipeline(
+    pipeline: str | Path,
+    path: str | Path,
+    fmt: Format | None = None,
+    *,
+    replace: bool = False,
+    host: Host | None = None,
+) -> Path:
     """Build the (unsplit) model of a pipeline file and write it as LP or MPS."""
     plan = load_plan(pipeline, host or Host())
     try:

@@ -11,8 +11,8 @@ import shutil
 from collections.abc import Iterator
 
 from polytile_core.errors import InputError
-from polytile_core.model.geometry import rows_from_cells
 from polytile_core.host.registry import Host
+from polytile_core.model.geometry import rows_from_cells
 
 FAMILY = "n-ominoes"
 GAP = 3
@@ -72,4 +72,4 @@ def drawing(pieces, columns: int = 80) -> Iterator[str]:
 def _side_by_side(pictures: list[list[str]]) -> list[str]:
     height = max(map(len, pictures))
     padded = [picture + [" " * len(picture[0])] * (height - len(picture)) for picture in pictures]
-    return [(" " * GAP).join(rows).rstrip() for rows in zip(*padded)]
+    return [(" " * GAP).join(rows).rstrip() for rows in zip(*padded, strict=True)]

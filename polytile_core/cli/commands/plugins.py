@@ -29,6 +29,12 @@ def _declared(capabilities: BackendCapabilities) -> str:
     """A backend's capabilities in one line: what auto reads."""
     ranks = ", ".join(f"{mode} {rank}" for mode, rank in sorted(capabilities.rank.items())) or "none"
     accepts = ", ".join(sorted(capabilities.accepts)) or "plain exact covers only"
-    extra = [word for word, flag in (("counts without listing", capabilities.counts_without_listing),
-                                     ("distinct in the search", capabilities.distinct_in_search)) if flag]
+    extra = [
+        word
+        for word, flag in (
+            ("counts without listing", capabilities.counts_without_listing),
+            ("distinct in the search", capabilities.distinct_in_search),
+        )
+        if flag
+    ]
     return f"auto ranks: {ranks}; accepts: {accepts}" + "".join(f"; {word}" for word in extra)

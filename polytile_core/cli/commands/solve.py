@@ -39,7 +39,9 @@ def add(subparsers):
     command.add_argument("--time-limit", type=float, metavar="S", help="seconds before giving up")
     command.add_argument("--distinct", action="store_true", help="also count solutions up to the region's symmetry")
     command.add_argument(
-        "--jobs", type=int, metavar="N",
+        "--jobs",
+        type=int,
+        metavar="N",
         help="parts of a split, or routes of a race, at once (default: the usable cores with backend auto, else 1)",
     )
     command.add_argument("--executor", help="executor plugin for the parts of a split")
@@ -195,14 +197,15 @@ def ctrl_c_sets(stop: threading.Event, abandon: threading.Event):
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        # Once stopped, the program only exits: a Ctrl-C in that last moment (after Python
+        # has dropped its own handler) would kill it with the signal instead of exit 130.
+        signal.signal(signal.SIGINT, signal.SIG_IGN if stop.is_set() else previous)
 
 
 def summary(result: Result) -> str:
     """What a person wants to see: the status, the count, the first picture."""
-    lines = [
-        f"status: {result.termination.value}, {result.found.value.replace('_', ' ')} ({result.backend}: {result.raw_status})"
-    ]
+    found = result.found.value.replace("_", " ")
+    lines = [f"status: {result.termination.value}, {found} ({result.backend}: {result.raw_status})"]
     route = result.details.get("route")
     if isinstance(route, dict) and "how" in route:
         lines.append(f"route: {route['name']} ({route['how']})")
@@ -222,6 +225,8 @@ def summary(result: Result) -> str:
         lines.append(ascii_picture(result.solutions[0], result.region))
     lines.append(f"time: {result.seconds:.2f} s")
     return "\n".join(lines)
+
+
 def explain(plan: Plan) -> str:
     """The routes ``backend = "auto"`` would take for ``plan``, best first, and why."""
     if plan.candidates is None or plan.backend is not None:

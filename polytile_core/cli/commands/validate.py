@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from polytile_core.config.pipeline import load_plan
 from polytile_core.errors import InputError
 from polytile_core.host.registry import Host
-from polytile_core.config.pipeline import load_plan
 
 
 def add(subparsers):

@@ -34,7 +34,9 @@ def make_backend(options: MilpOptions | None = None):
 @hookimpl
 def polytile_register_backends(register):
     register(
-        "milp", make_backend, options=MilpOptions,
+        "milp",
+        make_backend,
+        options=MilpOptions,
         help="SciPy's milp (HiGHS): an example third-party backend",
         # Declared capabilities let `backend = "auto"` choose it; the low rank puts it after
         # every faster backend installed, and first where none is.

@@ -81,7 +81,7 @@ def _count(settings: SolveSettings, number: int) -> int | None:
 
 def _rows(model: Model):
     entries = [(row, var, coefficient) for row, c in enumerate(model.constraints) for var, coefficient in c.terms]
-    row_index, column_index, values = zip(*entries) if entries else ((), (), ())
+    row_index, column_index, values = zip(*entries, strict=True) if entries else ((), (), ())
     matrix = coo_array((values, (row_index, column_index)), shape=(len(model.constraints), model.num_variables)).tocsr()
     lower = np.array([c.rhs if c.sense in ("==", ">=") else -np.inf for c in model.constraints], dtype=float)
     upper = np.array([c.rhs if c.sense in ("==", "<=") else np.inf for c in model.constraints], dtype=float)

@@ -3,6 +3,7 @@
 from importlib.metadata import entry_points
 
 import polytile_milp
+
 from polytile_core.host.registry import Host
 from polytile_core.testing import BackendConformance
 

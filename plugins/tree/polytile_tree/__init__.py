@@ -1,0 +1,187 @@
+"""polytile decomposer: split the exact-cover search tree into many small parts.
+
+Branch as the exact-cover kernels do: take the ``== 1`` row (a cell, or a piece used
+once) with the fewest candidates left, and try each candidate.  Every open node of that
+tree is a part: the whole model with the node's placements fixed to 1.  Every solution
+covers the branching row with exactly one candidate, so the parts partition the
+solutions: counts add, listings concatenate.  This is embarrassingly parallel search
+(Régin, Rezgui and Malapert, CP 2013): many more parts than workers, each taken by
+whichever worker is free.
+
+The tail: the frontier grows best first (the open node with the largest size estimate is
+branched next) until there are enough parts, and the parts are handed out largest
+estimate first, so that the long ones start early and the run ends on small ones.
+The estimate is the log of the product of every open row's candidates: a bound on the
+search space left, which costs one pass over the model per node.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import time
+
+import attrs
+
+from polytile_core import hookimpl
+from polytile_core.errors import InputError
+from polytile_core.host.capabilities import DecomposerCapabilities
+from polytile_core.model.parts import BuildModel, Part, Split
+from polytile_core.model.problem import TilingProblem
+from polytile_core.model.zero_one import Constraint, Model
+
+
+def _doc(text: str) -> dict:
+    return {"description": text}
+
+
+# Parts when [options.tree] does not say: 32 for each of two workers.
+DEFAULT_PARTS = 64
+
+
+@attrs.frozen
+class TreeOptions:
+    """Options of the search-tree split, from ``[options.tree]``."""
+
+    parts: int | None = attrs.field(
+        default=None,
+        metadata=_doc(
+            f"parts to make: tens per worker, so a free worker always finds one (default {DEFAULT_PARTS}; "
+            f"the default route for --jobs N asks for 32 × N)"
+        ),
+    )
+
+    def __attrs_post_init__(self):
+        if self.parts is not None and self.parts < 1:
+            raise InputError(f"expected 1 or more, got {self.parts}", path="options.tree.parts")
+
+
+@attrs.frozen
+class Node:
+    """An open node: the variables fixed on the way to it, the row it branches on next
+    (None at a leaf: nothing left to cover) with that row's candidates, and its estimate."""
+
+    fixed: tuple[int, ...]
+    candidates: tuple[int, ...] | None
+    estimate: float
+
+
+def is_item(constraint: Constraint) -> bool:
+    """A ``== 1`` row with every coefficient 1: covered exactly once (a cell of a tiling)."""
+    return constraint.sense == "==" and constraint.rhs == 1 and all(c == 1 for _, c in constraint.terms)
+
+
+class Brancher:
+    """The search tree of one model, read the way exact cover reads it."""
+
+    def __init__(self, model: Model):
+        self.constraints = model.constraints
+        self.rows_of: list[list[tuple[int, int]]] = [[] for _ in range(model.num_variables)]
+        for row, constraint in enumerate(model.constraints):
+            for var, coefficient in constraint.terms:
+                if coefficient:
+                    self.rows_of[var].append((row, coefficient))
+        self.capped = [constraint.sense in ("==", "<=") for constraint in model.constraints]
+        self.items = [row for row, constraint in enumerate(model.constraints) if is_item(constraint)]
+
+    def node(self, fixed: tuple[int, ...]) -> Node | None:
+        """The node reached by fixing ``fixed``; None when a row is left without candidates."""
+        used: dict[int, int] = {}  # how much of each row the fixed variables use
+        for var in fixed:
+            for row, coefficient in self.rows_of[var]:
+                used[row] = used.get(row, 0) + coefficient
+        dropped = set(fixed)  # and the variables that no longer fit beside them
+        for row, amount in used.items():
+            if self.capped[row]:
+                room = self.constraints[row].rhs - amount
+                dropped.update(var for var, coefficient in self.constraints[row].terms if coefficient > room)
+        best: tuple[int, ...] | None = None
+        estimate = 0.0
+        for row in self.items:
+            if row in used:
+                continue
+            candidates = tuple(var for var, _ in self.constraints[row].terms if var not in dropped)
+            if not candidates:
+                return None
+            estimate += math.log(len(candidates))
+            if best is None or len(candidates) < len(best):
+                best = candidates
+        return Node(fixed, best, estimate)
+
+
+def grow(brancher: Brancher, target: int) -> tuple[list[Node], int]:
+    """Branch the largest open node until there are ``target`` open nodes (or none can be
+    branched); returns them, largest estimate first, and how many dead ends were cut."""
+    root = brancher.node(())
+    if root is None:
+        return [], 1
+    heap = [(-root.estimate, 0, root)]
+    leaves: list[Node] = []
+    dead = 0
+    pushed = 1
+    while heap and len(heap) + len(leaves) < target:
+        _, _, node = heapq.heappop(heap)
+        if node.candidates is None:
+            leaves.append(node)
+            continue
+        for var in node.candidates:
+            child = brancher.node((*node.fixed, var))
+            if child is None:
+                dead += 1
+                continue
+            heapq.heappush(heap, (-child.estimate, pushed, child))
+            pushed += 1
+    nodes = [node for _, _, node in heap] + leaves
+    nodes.sort(key=lambda node: -node.estimate)
+    return nodes, dead
+
+
+class TreeSplit:
+    """The decomposer registered as ``tree``: it splits the plan's model."""
+
+    def split(
+        self, problem: TilingProblem, model: Model, build: BuildModel, options: TreeOptions | None = None
+    ) -> Split:
+        options = options or TreeOptions()
+        if model.objective is not None:
+            raise InputError(
+                "the tree split serves tilings (modes one, all and count), not optimisation", path="split.method"
+            )
+        brancher = Brancher(model)
+        if not brancher.items:
+            raise InputError(
+                f"the tree split branches on '== 1' rows (cells); model {model.name!r} has none", path="split.method"
+            )
+        started = time.perf_counter()
+        nodes, dead = grow(brancher, DEFAULT_PARTS if options.parts is None else options.parts)
+        summary = {
+            "branching": "the == 1 row with the fewest candidates",
+            "order": "largest estimate first",
+            "dead_ends": dead,
+            "seconds": round(time.perf_counter() - started, 4),
+        }
+        if not nodes:
+            return Split(
+                iter(()),
+                0,
+                "no tiling: the search tree ends in dead ends only (a cell or a piece has no placement left)",
+                summary,
+            )
+        depths = [len(node.fixed) for node in nodes]
+        summary["depth"] = f"{min(depths)}..{max(depths)}"
+        labels = model.labels
+        parts = (
+            Part(" ".join(labels[var] for var in node.fixed) or "whole", model, fixed=node.fixed) for node in nodes
+        )
+        return Split(parts, len(nodes), None, summary)
+
+
+@hookimpl
+def polytile_register_decomposers(register):
+    register(
+        "tree",
+        TreeSplit(),
+        options=TreeOptions,
+        help="split the exact-cover search tree into many parts, each with some placements fixed (for many workers)",
+        capabilities=DecomposerCapabilities(when_long=True, min_jobs=2),
+    )

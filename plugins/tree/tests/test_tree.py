@@ -1,0 +1,305 @@
+"""The search-tree split: its parts partition the tilings, whatever the instance.
+
+Counts come from the brute force in ``polytile_core.testing`` (its own orientations and
+search, no model) or from ../shared/oracles.md; the listings of the parts are checked
+against each other (no tiling in two parts) and against the whole model's rows.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+
+import attrs
+import polytile_cpsat
+import polytile_exactcover
+import polytile_tree
+import pytest
+from polytile_exactcover import ExactCoverBackend
+from polytile_tree import TreeOptions, TreeSplit
+
+from polytile_core.config.pipeline import make_plan
+from polytile_core.config.schema import PieceSpec, Pipeline, RegionSpec, SolveSpec, SplitSpec
+from polytile_core.errors import InputError
+from polytile_core.model.geometry import Region
+from polytile_core.model.problem import PieceType, TilingProblem
+from polytile_core.model.tiling import build_tiling
+from polytile_core.model.zero_one import Model
+from polytile_core.output.results import Termination
+from polytile_core.solve import autosplit
+from polytile_core.solve.checkpoint import Checkpoint
+from polytile_core.solve.run import run
+from polytile_core.testing import INSTANCES, count_tilings_brute_force, fresh_host, solve_with
+
+HOST = fresh_host(polytile_tree, polytile_exactcover, polytile_cpsat)
+
+SHAPES = {
+    "domino": ["##"],
+    "I3": ["###"],
+    "L3": ["#.", "##"],
+    "L4": ["#.", "#.", "##"],
+    "S4": [".##", "##."],
+    "T4": ["###", ".#."],
+    "O4": ["##", "##"],
+    "monomino": ["#"],
+}
+
+
+def random_instance(rng: random.Random) -> tuple[Region, tuple[PieceType, ...]]:
+    """A small board with a few holes, and two or three piece types of random kinds and
+    multiplicities (exactly n, a range, unlimited)."""
+    width, height = rng.randint(2, 5), rng.randint(2, 4)
+    cells = {(x, y) for x in range(width) for y in range(height)}
+    for _ in range(rng.randint(0, 3)):
+        if len(cells) > 4:
+            cells.discard(rng.choice(sorted(cells)))
+    pieces = []
+    for name in rng.sample(sorted(SHAPES), rng.randint(2, 3)):
+        rows = SHAPES[name]
+        shape = tuple(sorted((x, y) for y, row in enumerate(rows) for x, c in enumerate(row) if c == "#"))
+        kind = rng.choice(["free", "one-sided", "fixed"])
+        most = len(cells) // len(shape)
+        how = rng.choice(["exact", "range", "unlimited"])
+        if how == "exact":
+            low = high = rng.randint(0, most)
+        elif how == "range":
+            low = rng.randint(0, max(0, most - 1))
+            high = rng.randint(low, most)
+        else:
+            low, high = rng.randint(0, 1), None
+        pieces.append(PieceType(name, shape, kind, low, high))
+    return Region(frozenset(cells)), tuple(pieces)
+
+
+def tree_split(model: Model, parts: int | None = None):
+    return TreeSplit().split(
+        TilingProblem(Region(frozenset()), ()), model, lambda problem: model, TreeOptions(parts=parts)
+    )
+
+
+def listings_of_parts(model: Model, parts) -> list[set[frozenset[int]]]:
+    """Every tiling of every part (exact cover on the pinned model), as sets of variables."""
+    backend = ExactCoverBackend()
+    listings = []
+    for part in parts:
+        answer, streamed, _ = solve_with(backend, model.pinned(part.fixed), "all")
+        assert answer.termination == Termination.COMPLETED
+        assert answer.count == len(streamed)
+        listings.append({frozenset(ones) for ones in streamed})
+    return listings
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_parts_of_random_instances_are_disjoint_and_add_up_to_the_brute_force(seed):
+    rng = random.Random(seed)
+    region, pieces = random_instance(rng)
+    model = build_tiling(pieces, region)
+    expected = count_tilings_brute_force(region.cells, pieces)
+    split = tree_split(model, rng.randint(2, 12))
+    if split.impossible:
+        assert expected == 0, split.impossible
+        return
+    parts = list(split.parts)
+    assert len(parts) == split.total
+    assert len({part.fixed for part in parts}) == len(parts)
+    listings = listings_of_parts(model, parts)
+    union: set[frozenset[int]] = set()
+    for part, listing in zip(parts, listings, strict=True):
+        assert not union & listing, f"a tiling is in two parts (seed {seed})"
+        union |= listing
+        for ones in listing:
+            assert set(part.fixed) <= ones
+            assert model.check(ones) == []
+    assert len(union) == expected
+
+
+def test_a_board_with_more_parts_asked_than_it_has_nodes_is_split_into_its_leaves():
+    """2×4 with two L-tetrominoes: 2 tilings (oracles.md); asking for 50 parts branches to
+    the leaves and stops there."""
+    instance = next(i for i in INSTANCES if i.name == "2x4, two L-tetrominoes")
+    model = instance.model()
+    split = tree_split(model, 50)
+    listings = listings_of_parts(model, list(split.parts))
+    assert sum(map(len, listings)) == instance.count == 2
+
+
+def test_a_dead_root_is_impossible_without_parts():
+    region = Region.from_rows(["#.#", "###"])
+    pieces = (PieceType("I", ((0, 0), (1, 0), (2, 0)), "fixed", 0, None),)  # cell (1, 0) is a hole: corners fit nothing
+    split = tree_split(build_tiling(pieces, region))
+    assert split.total == 0 and split.impossible and "dead ends" in split.impossible
+
+
+def test_parts_are_handed_out_largest_estimate_first():
+    model = build_tiling((PieceType("D", ((0, 0), (1, 0)), "free", 0, None),), Region.rectangle(6, 5))
+    brancher = polytile_tree.Brancher(model)
+    nodes, _ = polytile_tree.grow(brancher, 40)
+    estimates = [node.estimate for node in nodes]
+    assert len(nodes) >= 40 and estimates == sorted(estimates, reverse=True)
+
+
+def test_options_are_checked():
+    with pytest.raises(InputError, match="options.tree.parts"):
+        TreeOptions(parts=0)
+
+
+def test_an_optimisation_model_is_refused():
+    model = Model(objective={0: 1})
+    model.add_variable("x")
+    model.add_constraint([(0, 1)], "==", 1, "row")
+    with pytest.raises(InputError, match="not optimisation"):
+        tree_split(model)
+
+
+# --------------------------------------------------------------------------- whole runs
+
+
+def plan(
+    rows=None,
+    width=None,
+    height=None,
+    pieces=None,
+    mode="count",
+    backend="exactcover",
+    executor="thread",
+    jobs=2,
+    options=None,
+    distinct=False,
+):
+    pipeline = Pipeline(
+        region=RegionSpec(rows=rows, width=width, height=height),
+        pieces=pieces or [PieceSpec(family="pentominoes")],
+        solve=SolveSpec(mode=mode, backend=backend, executor=executor, jobs=jobs, distinct=distinct),
+        split=SplitSpec(method="tree"),
+        options={"tree": options or {}},
+    )
+    return make_plan(pipeline, HOST)
+
+
+L5X6 = dict(width=6, height=5, pieces=[PieceSpec(shape=["#.", "##"], name="L", unlimited=True)])
+
+
+@pytest.mark.parametrize("executor", ["thread", "process"])
+@pytest.mark.parametrize("backend", ["exactcover", "cpsat"])
+def test_a_split_run_counts_the_5x6_l_trominoes(executor, backend):
+    """72 tilings (OEIS A084478, oracles.md), on either backend: the split is kernel-agnostic."""
+    result = run(plan(**L5X6, executor=executor, backend=backend, options={"parts": 12}))
+    assert result.termination == Termination.COMPLETED
+    assert result.count == 72
+    assert result.details["split"] == "tree" and result.details["parts_solved"] == result.details["subproblems"] >= 12
+
+
+def test_a_split_run_lists_every_tiling_once():
+    result = run(plan(**L5X6, mode="all", options={"parts": 20}))
+    assert result.count == len(result.solutions) == 72
+    tilings = {frozenset((p.piece, p.cells) for p in solution.placements) for solution in result.solutions}
+    assert len(tilings) == 72
+    assert all(solution.part for solution in result.solutions)
+
+
+def test_mode_one_finds_a_tiling():
+    result = run(plan(width=10, height=6, mode="one", executor="process"))
+    assert result.termination == Termination.COMPLETED and len(result.solutions) == 1
+    assert sorted(cell for p in result.solutions[0].placements for cell in p.cells) == sorted(
+        (x, y) for x in range(10) for y in range(6)
+    )
+
+
+def test_distinct_is_counted_the_generic_way():
+    """Up to symmetry, as the whole problem counts it in the search (a second route)."""
+    whole = run(attrs.evolve(plan(**L5X6, distinct=True), split=None))
+    for mode in ("count", "all"):
+        split = run(plan(**L5X6, mode=mode, distinct=True, options={"parts": 10}))
+        assert split.count == whole.count == 72
+        assert split.distinct_count == whole.distinct_count is not None
+
+
+def test_a_checkpointed_split_run_resumes_to_the_same_count(tmp_path):
+    path = tmp_path / "run.ckpt"
+    first = plan(**L5X6, options={"parts": 8})
+    result = run(attrs.evolve(first, checkpoint=Checkpoint.open(path, first, resume=False)))
+    assert result.count == 72
+    lines = path.read_text().splitlines(keepends=True)
+    assert len(lines) == 1 + result.details["subproblems"]
+    path.write_text("".join(lines[:4]))  # as if killed after three parts
+    again = plan(**L5X6, options={"parts": 8})
+    resumed = run(attrs.evolve(again, checkpoint=Checkpoint.open(path, again, resume=True)))
+    assert resumed.count == 72 and resumed.details["parts_from_checkpoint"] == 3
+
+
+def test_a_stopped_split_run_is_interrupted_with_a_partial_count():
+    stop = threading.Event()
+    threading.Timer(0.5, stop.set).start()
+    started = time.perf_counter()
+    result = run(plan(width=10, height=6, executor="process", options={"parts": 64}), stop=stop)
+    assert time.perf_counter() - started < 15
+    assert result.termination == Termination.INTERRUPTED
+    assert result.count < 9_356
+
+
+def test_progress_knows_the_parts():
+    seen = []
+    run(plan(**L5X6, options={"parts": 12}), on_progress=seen.append)
+    assert seen[-1].parts_total is not None and seen[-1].parts_done == seen[-1].parts_total >= 12
+
+
+def test_each_worker_gets_the_model_about_once():
+    result = run(plan(**L5X6, executor="process", options={"parts": 40}))
+    assert result.count == 72
+    # The parts in flight before a worker answered, and one miss per worker and part in its queue.
+    assert result.details["models_sent"] <= 3 * 2 * 2
+    assert result.details["part_prepare_seconds_max"] < 0.05
+
+
+# --------------------------------------------------------------------------- the default route
+
+
+def default_plan(width: int, height: int, shape: list[str], jobs: int = 2, backend: str | None = None):
+    """Copies of one shape on a board counted on ``jobs`` jobs, with no [split] (and by
+    default no backend) named."""
+    solve = (
+        SolveSpec(mode="count", jobs=jobs) if backend is None else SolveSpec(mode="count", jobs=jobs, backend=backend)
+    )
+    pipeline = Pipeline(
+        region=RegionSpec(width=width, height=height),
+        pieces=[PieceSpec(shape=shape, name="P", unlimited=True)],
+        solve=solve,
+        options={"exactcover": {"counter": "search", "kernel": "dlx"}},
+    )
+    return make_plan(pipeline, HOST)
+
+
+def test_a_small_count_stays_whole():
+    result = run(default_plan(4, 4, ["##"]))
+    assert result.count == 36  # dominoes, OEIS A004003
+    assert result.details["route"].startswith("whole: the 1 s probe finished it")
+    assert "split" not in result.details
+
+
+def test_a_long_count_is_split_by_the_tree(monkeypatch):
+    """With a probe much shorter than the whole count (about 0.3 s), the default route
+    splits: 5×15 with L-trominoes, 76,800 (OEIS A084478)."""
+    monkeypatch.setattr(autosplit, "PROBE_SECONDS", 0.01)
+    result = run(default_plan(15, 5, ["#.", "##"], backend="exactcover"))
+    assert result.count == 76_800 and result.termination == Termination.COMPLETED
+    assert result.details["split"] == "tree" and result.details["route"].startswith("split by the tree on 2 jobs")
+
+
+def test_one_job_or_a_named_split_takes_no_probe():
+    assert default_plan(4, 4, ["##"], jobs=1).split_when_long is None
+    assert plan(**L5X6).split_when_long is None
+
+
+def test_analyze_measures_the_tree_parts(tmp_path, capsys):
+    from polytile_core.cli.main import main
+
+    path = tmp_path / "run.toml"
+    path.write_text(
+        '[region]\nwidth = 6\nheight = 5\n\n[[pieces]]\nshape = ["#.", "##"]\nname = "L"\nunlimited = true\n'
+        '\n[split]\nmethod = "tree"\n\n[options.tree]\nparts = 12\n',
+        encoding="utf-8",
+    )
+    assert main(["analyze", str(path), "--first", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "split 'tree'" in out and "branching: the == 1 row with the fewest candidates" in out

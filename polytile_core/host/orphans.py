@@ -1,0 +1,46 @@
+"""Workers never outlive the run that started them.
+
+A run killed with SIGKILL (an out-of-memory kill, a batch scheduler's time limit) gets
+no chance to stop its workers, and a pool worker waiting for its next part would sleep
+forever.  So every worker process polytile starts runs ``exit_with_parent``: a daemon
+thread that ends the worker within ``POLL_SECONDS`` of the run's process dying.  It
+watches two things, because a worker's parent is not always the run's process (a
+forkserver sits between them): its own parent changing (the parent died and the worker
+was handed to init), and the run's process being gone or a zombie.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+POLL_SECONDS = 0.5
+
+
+def is_alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie, dead but not yet reaped, does not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().rpartition(")")[2].split()[0] != "Z"
+    except OSError:  # no /proc (not Linux): kill(0) is all there is
+        return True
+
+
+def exit_with_parent(run_pid: int) -> None:
+    """Start the watch in this worker process: exit at once when ``run_pid`` is gone."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(POLL_SECONDS)
+            if os.getppid() != parent or not is_alive(run_pid):
+                os._exit(1)
+
+    threading.Thread(target=watch, name="polytile-exit-with-parent", daemon=True).start()

@@ -1,0 +1,78 @@
+"""The default route for a long count or listing: with ``jobs > 1`` and no ``[split]``,
+probe the whole problem for a moment; if it finishes, that is the answer (no processes
+for a problem of milliseconds); if not, split it by the search tree and solve the parts
+on ``jobs`` workers.  The probe's time is lost only for a run that is long anyway.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+from polytile_core.config.pipeline import Plan
+from polytile_core.model.zero_one import Model
+from polytile_core.output.results import Termination
+from polytile_core.solve.collect import Collector
+from polytile_core.solve.outcome import Outcome
+from polytile_core.solve.split import solve_split
+from polytile_core.solve.state import RunState
+
+PROBE_SECONDS = 1.0
+# Parts per job the route asks of the tree split (when [options.tree] does not say).
+PARTS_PER_JOB = 32
+
+SolveWhole = Callable[[Plan, Model, Collector, threading.Event], Outcome]
+
+
+def worth_splitting(plan: Plan) -> bool:
+    """Whether a run of ``plan`` is split by the tree when a probe of the whole problem
+    does not finish (a route chooser calls ``solve_probed`` then)."""
+    return plan.split is None and plan.split_when_long is not None
+
+
+def solve_probed(
+    plan: Plan,
+    model: Model,
+    collector: Collector,
+    stop: threading.Event,
+    run_state: RunState,
+    solve_whole: SolveWhole,
+    probe_seconds: float | None = None,
+) -> Outcome:
+    """Probe the whole problem (``solve_whole(plan, model, collector, stop)``) for
+    ``probe_seconds`` (default ``PROBE_SECONDS``); if it does not finish, split it by the
+    tree.  ``details["route"]`` says which happened."""
+    probe_seconds = PROBE_SECONDS if probe_seconds is None else probe_seconds
+    limit = plan.settings.time_limit
+    probe_limit = probe_seconds if limit is None else min(probe_seconds, limit)
+    started = time.perf_counter()
+    held = Collector(collector.keep, None, want_all=False)  # what the probe finds waits here
+    probe_plan = attrs.evolve(plan, settings=attrs.evolve(plan.settings, time_limit=probe_limit))
+    outcome = solve_whole(probe_plan, model, held, stop)
+    probed = time.perf_counter() - started
+    if outcome.termination != Termination.TIME_LIMIT or (limit is not None and probed >= limit):
+        for solution in held.kept:
+            collector.add(solution)
+        finished = outcome.termination == Termination.COMPLETED
+        route = f"whole: the {probe_seconds:g} s probe finished it" if finished else "whole"
+        return attrs.evolve(outcome, details={**outcome.details, "route": route})
+    tree = plan.split_when_long
+    assert tree is not None
+    options: Any = plan.split_when_long_options
+    if getattr(options, "parts", 0) is None:
+        options = attrs.evolve(options, parts=PARTS_PER_JOB * plan.jobs)
+    split_plan = attrs.evolve(
+        plan,
+        split=tree,
+        split_options=options,
+        settings=attrs.evolve(plan.settings, time_limit=None if limit is None else limit - probed),
+    )
+    outcome = solve_split(split_plan, model, collector, stop, run_state)
+    route = (
+        f"split by the {tree.name} on {plan.jobs} jobs: the whole problem did not finish in a {probe_seconds:g} s probe"
+    )
+    return attrs.evolve(outcome, details={**outcome.details, "route": route, "probe_seconds": round(probed, 3)})
