@@ -75,7 +75,8 @@ class Plan:
 
     def build(self, problem: TilingProblem | None = None) -> Model:
         """The model of the plan's problem (or of ``problem``, a part of it), by the plan's builder."""
-        problem = problem or self.tiling_problem()
+        if problem is None:
+            return self.builder.provides(self.pieces, self.region, self.builder_options)
         return self.builder.provides(problem.pieces, problem.region, self.builder_options)
 
 

@@ -45,7 +45,7 @@ def solve_probed(
 ) -> Outcome:
     """Probe the whole problem (``solve_whole(plan, model, collector, stop)``) for
     ``probe_seconds`` (default ``PROBE_SECONDS``); if it does not finish, split it by the
-    tree.  ``details["route"]`` says which happened."""
+    tree.  ``details["when_long"]`` says which happened."""
     probe_seconds = PROBE_SECONDS if probe_seconds is None else probe_seconds
     limit = plan.settings.time_limit
     probe_limit = probe_seconds if limit is None else min(probe_seconds, limit)
@@ -59,7 +59,7 @@ def solve_probed(
             collector.add(solution)
         finished = outcome.termination == Termination.COMPLETED
         route = f"whole: the {probe_seconds:g} s probe finished it" if finished else "whole"
-        return attrs.evolve(outcome, details={**outcome.details, "route": route})
+        return attrs.evolve(outcome, details={**outcome.details, "when_long": route})
     tree = plan.split_when_long
     assert tree is not None
     options: Any = plan.split_when_long_options
@@ -75,4 +75,4 @@ def solve_probed(
     route = (
         f"split by the {tree.name} on {plan.jobs} jobs: the whole problem did not finish in a {probe_seconds:g} s probe"
     )
-    return attrs.evolve(outcome, details={**outcome.details, "route": route, "probe_seconds": round(probed, 3)})
+    return attrs.evolve(outcome, details={**outcome.details, "when_long": route, "probe_seconds": round(probed, 3)})

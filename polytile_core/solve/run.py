@@ -93,7 +93,7 @@ def run(
                 def whole(probe: Plan, model: Model, held: Collector, stop: threading.Event) -> Outcome:
                     return _solve_routed(probe, model, held, stop, state, in_search)
 
-                outcome = solve_probed(timed, model, collector, stop, state, whole)
+                outcome = _on_one_route(solve_probed(timed, model, collector, stop, state, whole), chosen, routing)
             else:
                 outcome = _solve_routed(timed, model, collector, stop, state, distinct.in_search(chosen))
                 outcome = _on_one_route(outcome, chosen, routing)

@@ -273,7 +273,7 @@ def default_plan(width: int, height: int, shape: list[str], jobs: int = 2, backe
 def test_a_small_count_stays_whole():
     result = run(default_plan(4, 4, ["##"]))
     assert result.count == 36  # dominoes, OEIS A004003
-    assert result.details["route"].startswith("whole: the 1 s probe finished it")
+    assert result.details["when_long"].startswith("whole: the 1 s probe finished it")
     assert "split" not in result.details
 
 
@@ -283,7 +283,7 @@ def test_a_long_count_is_split_by_the_tree(monkeypatch):
     monkeypatch.setattr(autosplit, "PROBE_SECONDS", 0.01)
     result = run(default_plan(15, 5, ["#.", "##"], backend="exactcover"))
     assert result.count == 76_800 and result.termination == Termination.COMPLETED
-    assert result.details["split"] == "tree" and result.details["route"].startswith("split by the tree on 2 jobs")
+    assert result.details["split"] == "tree" and result.details["when_long"].startswith("split by the tree on 2 jobs")
 
 
 def test_one_job_or_a_named_split_takes_no_probe():
