@@ -8,7 +8,7 @@ Two tables:
   solve the 2×4 rectangle with two L-tetrominoes (mode one and mode count), one shared
   ``Host``, ``--small`` times each; median milliseconds per plan+solve for auto and for
   each named backend.  Auto must not pay for a race here.
-- **Counts**: every paper instance whose count is known (shared/oracles.md) and the 8×8
+- **Counts**: every paper instance whose count is known (docs/oracles.md) and the 8×8
   dominoes, with no backend named (auto) and with each backend named; median seconds
   of ``run`` (model building included; a run that reaches ``--time-limit`` is not
   repeated).  Auto must be exact and no slower than the fastest named backend (within
@@ -33,7 +33,7 @@ from polytile_core.solve.run import run
 
 ROOT = Path(__file__).resolve().parent.parent
 BACKENDS = ("exactcover", "cpsat", "scip")
-# From shared/oracles.md: fig09a is 5x18 with L-trominoes (OEIS A084478, n = 6); fig09b is
+# From docs/oracles.md: fig09a is 5x18 with L-trominoes (OEIS A084478, n = 6); fig09b is
 # 6x10 with the 12 pentominoes; 2022 fig02 is 9x9 minus a corner with 20 L-tetrominoes.
 COUNTS = {
     "examples/paper/gb2020-fig09a.toml": 1_168_512,

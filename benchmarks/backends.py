@@ -40,7 +40,7 @@ EIGHT_MINUS_CENTRE = Region(
     cell for cell in Region.rectangle(8, 8).cells if cell not in {(3, 3), (3, 4), (4, 3), (4, 4)}
 )
 
-# (name, region, pieces, known count from shared/oracles.md)
+# (name, region, pieces, known count from docs/oracles.md)
 FIND_ONE = [
     ("6x10, 12 pentominoes", Region.rectangle(10, 6), PENTOMINOES, 9356),
     ("8x8 minus centre, 12 pentominoes", EIGHT_MINUS_CENTRE, PENTOMINOES, 520),

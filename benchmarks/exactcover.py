@@ -2,7 +2,7 @@
 
 Every tool gets the same matrix, built from polytile's own tiling model (columns: the
 cells, plus one per pentomino; rows: the placements), and every count is checked against
-shared/oracles.md.  Tasks:
+docs/oracles.md.  Tasks:
 
 * 6×10 with the 12 pentominoes, all 9,356 tilings listed, and counted;
 * the same up to symmetry, 2,339: polytile breaks the symmetry in its search

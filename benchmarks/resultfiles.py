@@ -63,7 +63,7 @@ def main() -> None:
                     closing = json.loads(path.read_text().splitlines()[-1])
                 else:
                     closing = json.loads(path.read_text())
-                if closing["count"] != 9356:  # Haselgrove 1960 (shared/oracles.md)
+                if closing["count"] != 9356:  # Haselgrove 1960 (docs/oracles.md)
                     sys.exit(f"{name}: counted {closing['count']}, not 9,356")
             seconds = statistics.median(run[0] for run in runs)
             peak = statistics.median(run[1] for run in runs)

@@ -21,7 +21,7 @@ times.  With ``--whole-cpu`` (the whole's CPU seconds from an earlier ``--long``
 measures the CPU seconds of the 4,096 parts one after another in one thread instead.
 
 Counts: 6×10 pentominoes 9,356; 9×9 minus a corner with 20 L-tetrominoes 1,709,594
-(shared/oracles.md); 8×10 dominoes from Kasteleyn's product formula, computed here.
+(docs/oracles.md); 8×10 dominoes from Kasteleyn's product formula, computed here.
 """
 
 from __future__ import annotations

@@ -78,7 +78,7 @@ def test_model_features_tell_a_cover_from_a_general_model():
 
 def test_auto_counts_with_the_counter_that_fits_and_says_so():
     result = api.solve(api.plan(L_2X4, [L_PIECE], mode="count"))
-    assert result.count == 2  # shared/oracles.md: Garvie & Burkardt 2022, intro
+    assert result.count == 2  # docs/oracles.md: Garvie & Burkardt 2022, intro
     route = result.details["route"]
     assert route["backend"] == result.backend
     assert Host().get("backends", result.backend).capabilities.counts_without_listing
@@ -296,7 +296,7 @@ def test_one_tiling_of_every_paper_instance_with_no_backend_and_no_split(name):
     check_tiling(plan, run(plan))
 
 
-# Counts from shared/oracles.md: fig09a is 5x18 with L-trominoes (OEIS A084478, n = 6),
+# Counts from docs/oracles.md: fig09a is 5x18 with L-trominoes (OEIS A084478, n = 6),
 # fig09b the 6x10 pentominoes, 2022 fig02 9x9 minus a corner with 20 L-tetrominoes.
 KNOWN_COUNTS = {"gb2020-fig09a": 1_168_512, "gb2020-fig09b": 9_356, "gb2022-fig02": 1_709_594}
 
@@ -317,12 +317,12 @@ def test_counts_of_paper_instances_are_exact_with_no_backend(name, count):
 def test_the_8x8_dominoes_count_is_exact_with_no_backend():
     plan = load_plan(ROOT / "examples" / "dominoes-8x8-count.toml", Host())
     assert plan.backend is None  # the example names no backend
-    assert run(plan).count == 12_988_816  # shared/oracles.md: OEIS A004003
+    assert run(plan).count == 12_988_816  # docs/oracles.md: OEIS A004003
 
 
 def test_a_parity_certificate_races_for_a_problem_with_no_tiling(monkeypatch):
     _no_head_start(monkeypatch)
-    # shared/oracles.md: the 5 free tetrominoes tile no rectangle (the T has parity 2).
+    # docs/oracles.md: the 5 free tetrominoes tile no rectangle (the T has parity 2).
     plan = api.plan((5, 4), [api.family("tetrominoes")], jobs=1)
     result = api.solve(plan)
     assert (result.termination, result.found) == (Termination.COMPLETED, Found.INFEASIBLE)
@@ -333,7 +333,7 @@ def test_a_parity_certificate_races_for_a_problem_with_no_tiling(monkeypatch):
 
 def test_distinct_keeps_working_with_no_backend():
     result = api.solve(api.plan(L_2X4, [L_PIECE], mode="count", distinct=True))
-    assert (result.count, result.distinct_count) == (2, 1)  # shared/oracles.md: 2x4, 2 L-tetrominoes
+    assert (result.count, result.distinct_count) == (2, 1)  # docs/oracles.md: 2x4, 2 L-tetrominoes
 
 
 def test_a_streamed_result_file_of_an_auto_run_names_the_backend_that_answered(tmp_path):
@@ -343,4 +343,4 @@ def test_a_streamed_result_file_of_an_auto_run_names_the_backend_that_answered(t
     assert main(["solve", str(pipeline), "-q", "-o", str(out)]) == 0
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert lines[0]["backend"] == "auto" and lines[-1]["backend"] == "exactcover"
-    assert lines[-1]["count"] == 2  # shared/oracles.md: Garvie & Burkardt 2022, intro
+    assert lines[-1]["count"] == 2  # docs/oracles.md: Garvie & Burkardt 2022, intro

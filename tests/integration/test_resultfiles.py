@@ -15,7 +15,7 @@ from polytile_core.output.resultfile import read_result, write_result
 from polytile_core.solve.run import run
 
 ROOT = Path(__file__).parents[2]
-# 5×6 with L-trominoes: 72 tilings (OEIS A084478, shared/oracles.md).
+# 5×6 with L-trominoes: 72 tilings (OEIS A084478, docs/oracles.md).
 L_TROMINOES = """
 [region]
 width = 6

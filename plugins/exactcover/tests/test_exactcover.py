@@ -1,6 +1,6 @@
-"""The exactcover backend against published counts (shared/oracles.md), a second backend
+"""The exactcover backend against published counts (docs/oracles.md), a second backend
 (CP-SAT) and the core's conformance suite.  Raw counts and counts up to symmetry come
-from /work/shared/oracles.md; where a count up to symmetry is not published, two
+from docs/oracles.md; where a count up to symmetry is not published, two
 independent ways of getting it (symmetry broken in the search, Burnside on fixed-solution
 models, keeping the smallest image) must agree."""
 

@@ -6,7 +6,7 @@ from polytile_generate import count, n_ominoes
 
 from polytile_core.model.geometry import is_connected, orientations
 
-# /work/shared/oracles.md (OEIS), n = 1..10.
+# docs/oracles.md (OEIS), n = 1..10.
 OEIS = {
     "free": [1, 1, 2, 5, 12, 35, 108, 369, 1285, 4655],  # A000105
     "one-sided": [1, 1, 2, 7, 18, 60, 196, 704, 2500, 9189],  # A000988

@@ -34,7 +34,7 @@ def test_two_l_tetrominoes_in_2x4_come_back_as_the_same_two_tilings(tmp_path, fm
     model = instance.model()
     path = export_model(model, tmp_path / f"l-tetrominoes.{fmt}")
     tilings = tilings_read_back(path)
-    # 2 tilings: shared/oracles.md (Garvie & Burkardt 2022), and the brute force agrees.
+    # 2 tilings: docs/oracles.md (Garvie & Burkardt 2022), and the brute force agrees.
     assert len(tilings) == 2 == count_tilings_brute_force(instance.region.cells, instance.pieces)
     assert len({tuple(t) for t in tilings}) == 2
     for ones in tilings:

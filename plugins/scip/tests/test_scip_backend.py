@@ -104,7 +104,7 @@ def test_a_pipeline_counts_with_scip(tmp_path, capsys, counting):
     path = tmp_path / "p.toml"
     path.write_text(PIPELINE.format(counting=counting))
     assert main(["solve", str(path)]) == 0
-    assert "solutions: 2" in capsys.readouterr().out  # shared/oracles.md
+    assert "solutions: 2" in capsys.readouterr().out  # docs/oracles.md
 
 
 def test_an_unknown_counting_choice_is_one_line_and_exit_2(tmp_path, capsys):

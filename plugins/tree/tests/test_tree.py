@@ -1,7 +1,7 @@
 """The search-tree split: its parts partition the tilings, whatever the instance.
 
 Counts come from the brute force in ``polytile_core.testing`` (its own orientations and
-search, no model) or from ../shared/oracles.md; the listings of the parts are checked
+search, no model) or from docs/oracles.md; the listings of the parts are checked
 against each other (no tiling in two parts) and against the whole model's rows.
 """
 

@@ -1,5 +1,5 @@
 """The tree split on a real Dask cluster on 127.0.0.1: a scheduler and two worker processes,
-one of them killed mid-run.  Counts from /work/shared/oracles.md: 9×9 minus a corner with
+one of them killed mid-run.  Counts from docs/oracles.md: 9×9 minus a corner with
 20 L-tetrominoes has 1,709,594 tilings; 5×6 with L-trominoes 72 (OEIS A084478)."""
 
 from __future__ import annotations
