@@ -117,12 +117,17 @@ def _umask() -> int:
     return mask
 
 
+def refuse_existing(path: str | Path, *, replace: bool = False) -> None:
+    """Nothing a user wrote is overwritten: an existing file is an error unless ``replace``."""
+    if Path(path).exists() and not replace:
+        raise InputError("the file exists already; choose another name or pass --force", source=str(path))
+
+
 def temporary_beside(path: Path, *, replace: bool = False) -> tuple[int, Path]:
     """A new temporary file in the target's folder (so a rename completes it), as an
     open descriptor and its path.  Refuses an existing target unless ``replace``."""
     path = Path(path)
-    if path.exists() and not replace:
-        raise InputError("the file exists already; choose another name or pass --force", source=str(path))
+    refuse_existing(path, replace=replace)
     directory = path.parent if str(path.parent) else Path(".")
     try:
         handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")

@@ -21,7 +21,7 @@ import attrs
 from polytile_core import hookimpl
 from polytile_core.errors import InputError
 from polytile_core.host.capabilities import BackendCapabilities
-from polytile_core.host.contracts import BackendResult, SolveSettings
+from polytile_core.host.contracts import BackendResult, SolveSettings, relay_stop
 from polytile_core.model.zero_one import Model
 from polytile_core.output.results import Found, Termination
 from polytile_exactcover._bitboard import Board
@@ -124,21 +124,8 @@ class Limits:
 
 def run_kernel(kernel, limits: Limits, *args):
     """``kernel.run(*args)`` with the GIL released, cancelled when the stop event is set."""
-    finished = threading.Event()
-
-    def watch():
-        while not finished.wait(0.02):
-            if limits.stop.is_set():
-                kernel.cancel()
-                return
-
-    watcher = threading.Thread(target=watch, name="exactcover-stop", daemon=True)
-    watcher.start()
-    try:
+    with relay_stop(limits.stop, kernel.cancel, every=0.02):
         return kernel.run(*args)
-    finally:
-        finished.set()
-        watcher.join()
 
 
 def listing_kernel(problem: CoverProblem, kernel: str, limits: Limits):

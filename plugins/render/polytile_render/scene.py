@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 import attrs
 
+from polytile_core.config.schema import doc
 from polytile_core.errors import InputError
 from polytile_core.output.results import Result, Solution
 
@@ -115,10 +116,6 @@ def colour_number(number: int) -> str:
     return PALETTE[number] if number < len(PALETTE) else _extra_colour(number)
 
 
-def _doc(text: str) -> dict:
-    return {"description": text}
-
-
 def _between(low: int, high: int):
     return attrs.validators.and_(attrs.validators.ge(low), attrs.validators.le(high))
 
@@ -128,21 +125,21 @@ class RenderOptions:
     """Options of the SVG and PNG renderers, from ``[options.render]`` (or the flags of
     ``polytile render``)."""
 
-    cell_size: int = attrs.field(default=24, validator=_between(4, 200), metadata=_doc("pixels per cell (4 to 200)"))
+    cell_size: int = attrs.field(default=24, validator=_between(4, 200), metadata=doc("pixels per cell (4 to 200)"))
     checkerboard: bool = attrs.field(
-        default=False, metadata=_doc("shade the black cells (x + y even) of the checkerboard colouring")
+        default=False, metadata=doc("shade the black cells (x + y even) of the checkerboard colouring")
     )
-    grid: bool = attrs.field(default=True, metadata=_doc("thin lines between the cells inside a piece"))
+    grid: bool = attrs.field(default=True, metadata=doc("thin lines between the cells inside a piece"))
     columns: int = attrs.field(
-        default=4, validator=_between(1, 100), metadata=_doc("pictures per row of a gallery (1 to 100)")
+        default=4, validator=_between(1, 100), metadata=doc("pictures per row of a gallery (1 to 100)")
     )
     limit: int = attrs.field(
         default=12,
         validator=_between(1, 10_000),
-        metadata=_doc("most solutions drawn (1 to 10,000); a gallery says how many it left out"),
+        metadata=doc("most solutions drawn (1 to 10,000); a gallery says how many it left out"),
     )
     captions: bool = attrs.field(
-        default=True, metadata=_doc("a caption under each picture of a gallery (number, split part, enclosed area)")
+        default=True, metadata=doc("a caption under each picture of a gallery (number, split part, enclosed area)")
     )
 
 

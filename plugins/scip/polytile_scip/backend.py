@@ -10,7 +10,7 @@ import pyscipopt
 from pyscipopt import SCIP_EVENTTYPE, SCIP_RESULT, SCIP_STAGE
 
 from polytile_core.errors import InputError
-from polytile_core.host.contracts import BackendResult, SolveSettings
+from polytile_core.host.contracts import BackendResult, SolveSettings, relay_stop
 from polytile_core.model.zero_one import Model
 from polytile_core.output.results import Found, Termination
 from polytile_scip import ScipOptions
@@ -233,25 +233,12 @@ class ScipBackend:
         if stop.is_set():
             return BackendResult(Termination.INTERRUPTED, Found.NONE, "not started")
 
-        finished = threading.Event()
-
-        def watch_from_outside():
-            # Presolving and long LPs raise no node events; SCIP runs without the GIL here.
-            while not finished.wait(0.05):
-                if stop.is_set():
-                    scip.interruptSolve()
-                    return
-
-        watcher = threading.Thread(target=watch_from_outside, daemon=True)
-        watcher.start()
-        try:
+        # Presolving and long LPs raise no node events; SCIP runs without the GIL here.
+        with relay_stop(stop, scip.interruptSolve):
             if method == "scip":
                 scip.count()
             else:
                 scip.optimizeNogil()
-        finally:
-            finished.set()
-            watcher.join()
         for handler in (watch, enumerator):
             if handler is not None and handler.error is not None:
                 raise handler.error

@@ -24,16 +24,12 @@ import time
 import attrs
 
 from polytile_core import hookimpl
+from polytile_core.config.schema import doc
 from polytile_core.errors import InputError
 from polytile_core.host.capabilities import DecomposerCapabilities
 from polytile_core.model.parts import BuildModel, Part, Split
 from polytile_core.model.problem import TilingProblem
 from polytile_core.model.zero_one import Constraint, Model
-
-
-def _doc(text: str) -> dict:
-    return {"description": text}
-
 
 # Parts when [options.tree] does not say: 32 for each of two workers.
 DEFAULT_PARTS = 64
@@ -45,7 +41,7 @@ class TreeOptions:
 
     parts: int | None = attrs.field(
         default=None,
-        metadata=_doc(
+        metadata=doc(
             f"parts to make: tens per worker, so a free worker always finds one (default {DEFAULT_PARTS}; "
             f"the default route for --jobs N asks for 32 × N)"
         ),

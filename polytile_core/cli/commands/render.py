@@ -14,7 +14,7 @@ from pathlib import Path
 from polytile_core.convert import structure
 from polytile_core.errors import InputError
 from polytile_core.host.registry import Host
-from polytile_core.output.resultfile import read_result
+from polytile_core.output.resultfile import read_result, refuse_existing
 from polytile_core.output.results import Result
 
 # Renderer options that `polytile render` takes as flags (--cell-size for cell_size, ...).
@@ -70,8 +70,7 @@ def prepare_renderer(
         options = None
     else:
         options = structure(table or {}, registration.options, path=option_path)
-    if picture.exists() and not force:
-        raise InputError("the file exists already; choose another name or pass --force", source=str(picture))
+    refuse_existing(picture, replace=force)
     if not picture.absolute().parent.is_dir():
         raise InputError("no such directory", source=str(picture.parent))
 

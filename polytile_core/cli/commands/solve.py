@@ -18,7 +18,7 @@ from polytile_core.errors import InputError
 from polytile_core.host.capabilities import AUTO, model_features
 from polytile_core.host.registry import Host
 from polytile_core.output.picture import ascii_picture
-from polytile_core.output.resultfile import ResultLines, RunHeader, result_text, write_result
+from polytile_core.output.resultfile import ResultLines, RunHeader, refuse_existing, result_text, write_result
 from polytile_core.output.results import Result, Termination
 from polytile_core.solve.checkpoint import Checkpoint
 from polytile_core.solve.route import choose
@@ -118,8 +118,8 @@ def solve(arguments) -> int:
     try:
         # The result file, and the picture's format, options and file, are checked now, not
         # after a long run.
-        if arguments.output and not to_stdout and Path(arguments.output).exists() and not arguments.force:
-            raise InputError("the file exists already; choose another name or pass --force", source=arguments.output)
+        if arguments.output and not to_stdout:
+            refuse_existing(arguments.output, replace=arguments.force)
         draw = None
         if arguments.render:
             tables = read_pipeline(arguments.pipeline).options
