@@ -13,6 +13,7 @@ from polytile_blocks import BlocksSplit, cuts, share
 from polytile_core.config.pipeline import load_plan, make_plan
 from polytile_core.config.schema import PieceSpec, Pipeline, RegionSpec, SolveSpec, SplitSpec
 from polytile_core.errors import InputError
+from polytile_core.host.builtin import CLASSIC_FAMILIES
 from polytile_core.host.registry import Host
 from polytile_core.model.geometry import Region, cells_from_rows, normalise
 from polytile_core.model.problem import PieceType
@@ -22,20 +23,7 @@ from polytile_core.testing import count_tilings_brute_force, own_orientations
 
 HOST = Host(autoload=False, plugins=[polytile_blocks, polytile_cpsat])
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
-PENTOMINOES = {
-    "F": [".##", "##.", ".#."],
-    "I": ["#####"],
-    "L": ["####", "#..."],
-    "N": ["##..", ".###"],
-    "P": ["##", "##", "#."],
-    "T": ["###", ".#.", ".#."],
-    "U": ["#.#", "###"],
-    "V": ["#..", "#..", "###"],
-    "W": ["#..", "##.", ".##"],
-    "X": [".#.", "###", ".#."],
-    "Y": [".#..", "####"],
-    "Z": ["##.", ".#.", ".##"],
-}
+PENTOMINOES = CLASSIC_FAMILIES["pentominoes"]
 T4 = ["###", ".#."]
 # Garvie & Burkardt 2020, Figure 10a: a 16x24 rectangle without its bottom-left 8x16 block.
 L_REGION = ["#" * 24] * 8 + ["." * 16 + "#" * 8] * 8

@@ -13,6 +13,7 @@ from polytile_cpsat import CpsatBackend
 
 from polytile_core.config.pipeline import make_plan
 from polytile_core.config.schema import PieceSpec, Pipeline, RegionSpec, SolveSpec, SplitSpec
+from polytile_core.host.builtin import CLASSIC_FAMILIES
 from polytile_core.host.contracts import SolveSettings
 from polytile_core.host.registry import Host
 from polytile_core.model.geometry import Region, cells_from_rows, normalise
@@ -35,21 +36,8 @@ def split_of(problem: TilingProblem, options: CheckerboardOptions | None = None)
 
 # Only the plugins under test: others may be half-installed while they are being written.
 HOST = Host(autoload=False, plugins=[polytile_checkerboard, polytile_cpsat])
-PENTOMINOES = {
-    "F": [".##", "##.", ".#."],
-    "I": ["#####"],
-    "L": ["####", "#..."],
-    "N": ["##..", ".###"],
-    "P": ["##", "##", "#."],
-    "T": ["###", ".#.", ".#."],
-    "U": ["#.#", "###"],
-    "V": ["#..", "#..", "###"],
-    "W": ["#..", "##.", ".##"],
-    "X": [".#.", "###", ".#."],
-    "Y": [".#..", "####"],
-    "Z": ["##.", ".#.", ".##"],
-}
-TETROMINOES = {"I": ["####"], "O": ["##", "##"], "T": ["###", ".#."], "S": [".##", "##."], "L": ["###", "#.."]}
+PENTOMINOES = CLASSIC_FAMILIES["pentominoes"]
+TETROMINOES = CLASSIC_FAMILIES["tetrominoes"]
 L4 = ["#.", "#.", "##"]
 NINE_MINUS_CORNER = ["########."] + ["#########"] * 8
 
