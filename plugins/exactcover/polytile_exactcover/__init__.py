@@ -258,9 +258,12 @@ class ExactCoverBackend:
             outcome, distinct = solve_distinct(model, problem, settings.mode, report, limits, self.options)
         elif settings.mode == "count":
             outcome = count_covers(problem, self.options, limits)
+        elif settings.mode == "all":
+            from polytile_exactcover.symmetric import list_all
+
+            outcome = list_all(model, problem, report, limits, self.options)
         else:
-            limit = 1 if settings.mode == "one" else 0
-            outcome = enumerate_covers(problem, report, limits, limit=limit, kernel=self.options.kernel)
+            outcome = enumerate_covers(problem, report, limits, limit=1, kernel=self.options.kernel)
         complete = outcome.status in ("completed", "solution_limit")
         if outcome.count:
             found = Found.FEASIBLE
