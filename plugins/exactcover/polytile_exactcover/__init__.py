@@ -148,7 +148,8 @@ def listing_kernel(problem: CoverProblem, kernel: str, limits: Limits, limit: in
         return Search(problem.n_items, problem.options, problem.groups), "dlx"
     position = {item: index for index, item in enumerate(problem.order)}
     options = [([position[item] for item in items], memberships) for items, memberships in problem.options]
-    return Board(problem.n_items, options, problem.groups, first_branch(options, problem.n_items)), "bitboard"
+    board = Board(problem.n_items, options, problem.groups, first_branch(options, problem.n_items), problem.cells)
+    return board, "bitboard"
 
 
 def first_branch(options, n_items: int) -> int:

@@ -222,17 +222,20 @@ def list_all(model: Model, problem: CoverProblem, report, limits: Limits, option
 
     total = Outcome("completed", 0, "images")
     total.details["images"] = f"{len(group)} symmetries, {len(anchor.free) + len(anchor.fixed)} anchor placements"
+    parts = []
     if anchor.free:
-        part = enumerate_covers(
-            restricted(problem, set(anchor.variables) - set(anchor.free)), with_images(group), limits, kernel=options.kernel
-        )
-        total.add(part, len(group))
+        parts.append((set(anchor.free), group))
     for placement in anchor.fixed:
-        if total.status != "completed":
-            break
         movers: dict[int, Permutation] = {}  # one symmetry per coset of the stabiliser, the identity first
         for g in group:
             movers.setdefault(g[placement], g)
-        at_placement = restricted(problem, set(anchor.variables) - {placement})
-        total.add(enumerate_covers(at_placement, with_images(movers.values()), limits, kernel=options.kernel), len(movers))
+        parts.append(({placement}, list(movers.values())))
+    kernel = options.kernel
+    for placements, movers in parts:
+        if total.status != "completed":
+            break
+        part = restricted(problem, set(anchor.variables) - placements)
+        found = enumerate_covers(part, with_images(movers), limits, kernel=kernel)
+        kernel = found.how  # the first part's choice (auto probes once) serves the others
+        total.add(found, len(movers))
     return total
