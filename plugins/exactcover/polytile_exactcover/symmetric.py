@@ -186,7 +186,7 @@ def own_symmetries(model: Model) -> list[Permutation]:
     a reflection that turns P into Q is left out), checked on the rows all the same."""
     if model.symmetries:
         return checked_symmetries(model)
-    if model.objective is not None or len(model.placements) != model.num_variables:
+    if model.objective is not None or not model.placements or len(model.placements) != model.num_variables:
         return []
     region = Region(cell for placement in model.placements.values() for cell in placement.cells)
     where = {(placement.piece, tuple(sorted(placement.cells))): var for var, placement in model.placements.items()}
@@ -210,7 +210,7 @@ def list_all(model: Model, problem: CoverProblem, report, limits: Limits, option
     the model has no symmetry or no anchor."""
     group = own_symmetries(model) if options.symmetry == "search" else []
     anchor = choose_anchor(model, problem, group) if len(group) > 1 else None
-    if anchor is None:
+    if anchor is None or not (anchor.free or anchor.fixed):
         return enumerate_covers(problem, report, limits, kernel=options.kernel)
 
     def with_images(movers):
