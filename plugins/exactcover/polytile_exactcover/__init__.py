@@ -52,7 +52,8 @@ class ExactCoverOptions:
         default="auto",
         metadata={
             "description": "what lists (and counts by search): bitboard (at most 256 items: cells and "
-            "pieces used once), dlx (dancing links, any size) or auto (bitboard when it fits)"
+            "pieces used once), dlx (dancing links, any size) or auto (dlx to find one; to list, bitboard when "
+            "it fits unless a short dlx probe finishes)"
         },
     )
     memo_budget: int = attrs.field(
@@ -66,7 +67,8 @@ class ExactCoverOptions:
         default="search",
         metadata={
             "description": "with distinct: break the symmetry in the search (search), or count the "
-            "solutions each symmetry fixes (burnside)"
+            "solutions each symmetry fixes (burnside); listing all: search lists only the tilings with an "
+            "anchor piece on a representative and makes the others as their images, burnside lists plainly"
         },
     )
 
