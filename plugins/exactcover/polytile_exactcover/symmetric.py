@@ -190,13 +190,13 @@ def own_symmetries(model: Model) -> list[Permutation]:
         return []
     region = Region(cell for placement in model.placements.values() for cell in placement.cells)
     where = {(placement.piece, tuple(sorted(placement.cells))): var for var, placement in model.placements.items()}
-    found = []
+    found: list[Permutation] = []
     for symmetry in region.symmetries():
         image = [
-            where.get((placement.piece, region.map_onto_itself(symmetry, placement.cells)))
+            where.get((placement.piece, region.map_onto_itself(symmetry, placement.cells)), -1)
             for placement in (model.placements[var] for var in range(model.num_variables))
         ]
-        if None not in image:
+        if -1 not in image:
             found.append(tuple(image))
     try:
         return checked_symmetries(attrs.evolve(model, symmetries=found))
@@ -222,15 +222,15 @@ def list_all(model: Model, problem: CoverProblem, report, limits: Limits, option
 
     total = Outcome("completed", 0, "images")
     total.details["images"] = f"{len(group)} symmetries, {len(anchor.free) + len(anchor.fixed)} anchor placements"
-    parts = []
+    parts: list[tuple[set[int], list[Permutation]]] = []
     if anchor.free:
         parts.append((set(anchor.free), group))
     for placement in anchor.fixed:
-        movers: dict[int, Permutation] = {}  # one symmetry per coset of the stabiliser, the identity first
+        cosets: dict[int, Permutation] = {}  # one symmetry per coset of the stabiliser, the identity first
         for g in group:
-            movers.setdefault(g[placement], g)
-        parts.append(({placement}, list(movers.values())))
-    kernel = options.kernel
+            cosets.setdefault(g[placement], g)
+        parts.append(({placement}, list(cosets.values())))
+    kernel: str = options.kernel
     for placements, movers in parts:
         if total.status != "completed":
             break
