@@ -181,11 +181,14 @@ def _anchored(model, problem, mode, report, limits, options, group, anchor: Anch
 
 
 def own_symmetries(model: Model) -> list[Permutation]:
-    """The model's symmetries: those it declares, else the symmetries of its cells that
-    carry every placement onto a placement of the same piece (a subset of the problem's:
-    a reflection that turns P into Q is left out), checked on the rows all the same."""
+    """The model's symmetries: those it declares if they hold, else the symmetries of its
+    cells that carry every placement onto a placement of the same piece (a subset of the
+    problem's: a reflection that turns P into Q is left out), checked on the rows all the same."""
     if model.symmetries:
-        return checked_symmetries(model)
+        try:
+            return checked_symmetries(model)
+        except ValueError:
+            pass  # declared for the model this one was copied from (a part of a split): find its own
     if model.objective is not None or not model.placements or len(model.placements) != model.num_variables:
         return []
     region = Region(cell for placement in model.placements.values() for cell in placement.cells)

@@ -329,3 +329,22 @@ def test_symmetries_a_model_no_longer_has_are_refused_not_trusted():
             model, SolveSettings(mode="count", distinct=True), lambda ones: None, threading.Event()
         )
     assert error.value.path == "solve.distinct"
+
+
+def test_listing_all_checks_declared_symmetries_before_making_images():
+    """The same part with stale symmetries, listed in mode all (no distinct): the images
+    come only from symmetries its rows allow, so the listing equals the plain one."""
+    plan = api.plan((4, 4), [api.piece("L", L_TETROMINO, count=4)], backend="exactcover")
+    model = build_tiling(plan.pieces, plan.region)
+    model.symmetries = placement_symmetries(model, plan.region, plan.pieces)
+    first_piece_row = model.constraints[0]
+    model.constraints[0] = first_piece_row.__class__(first_piece_row.terms[:3], "<=", 0, "a part's restricted row")
+    listings = []
+    for options in (ExactCoverOptions(), ExactCoverOptions(symmetry="burnside", kernel="dlx")):
+        found: list[tuple[int, ...]] = []
+        result = ExactCoverBackend(options).solve(
+            model, SolveSettings(mode="all"), lambda ones, found=found: found.append(tuple(ones)), threading.Event()
+        )
+        assert result.count == len(found) == len(set(found))
+        listings.append(set(found))
+    assert listings[0] == listings[1] and listings[0]
