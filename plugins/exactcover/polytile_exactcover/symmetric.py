@@ -182,8 +182,9 @@ def _anchored(model, problem, mode, report, limits, options, group, anchor: Anch
 
 def own_symmetries(model: Model) -> list[Permutation]:
     """The model's symmetries: those it declares if they hold, else the symmetries of its
-    cells that carry every placement onto a placement of the same piece (a subset of the
-    problem's: a reflection that turns P into Q is left out), checked on the rows all the same."""
+    cells that carry every placement onto a placement of the same piece and fix every
+    pinned one (a subgroup of the problem's: a reflection that turns P into Q is left
+    out), checked on the rows all the same."""
     if model.symmetries:
         try:
             return checked_symmetries(model)
@@ -193,14 +194,21 @@ def own_symmetries(model: Model) -> list[Permutation]:
         return []
     region = Region(cell for placement in model.placements.values() for cell in placement.cells)
     where = {(placement.piece, tuple(sorted(placement.cells))): var for var, placement in model.placements.items()}
+    # A part of a tree split pins variables (rows of one variable): keep the symmetries that
+    # fix them, found before mapping every placement (on most parts only the identity).
+    pinned = [constraint.terms[0][0] for constraint in model.constraints if len(constraint.terms) == 1]
     found: list[Permutation] = []
     for symmetry in region.symmetries():
-        image = [
-            where.get((placement.piece, region.map_onto_itself(symmetry, placement.cells)), -1)
-            for placement in (model.placements[var] for var in range(model.num_variables))
-        ]
+
+        def image_of(var: int, symmetry=symmetry) -> int:
+            placement = model.placements[var]
+            return where.get((placement.piece, region.map_onto_itself(symmetry, placement.cells)), -1)
+
+        if any(image_of(var) != var for var in pinned):
+            continue
+        image = tuple(image_of(var) for var in range(model.num_variables))
         if -1 not in image:
-            found.append(tuple(image))
+            found.append(image)
     try:
         return checked_symmetries(attrs.evolve(model, symmetries=found))
     except ValueError:

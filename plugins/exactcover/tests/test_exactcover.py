@@ -348,3 +348,35 @@ def test_listing_all_checks_declared_symmetries_before_making_images():
         assert result.count == len(found) == len(set(found))
         listings.append(set(found))
     assert listings[0] == listings[1] and listings[0]
+
+
+def test_a_pinned_part_is_listed_by_the_symmetries_that_fix_its_pins():
+    """Parts of the tree split (5×12 with one X placement on the middle row pinned, as
+    Model.pinned makes them): listed by images under the one reflection that keeps the
+    pin, the same tilings as a plain listing by dancing links."""
+    model = pentomino_model((12, 5))
+    middle_row = [
+        var
+        for var, placement in model.placements.items()
+        if placement.piece == "X" and sorted(y for _, y in placement.cells)[2] == 2
+    ]
+    listed = 0
+    for x_centre in middle_row[:3]:
+        part = model.pinned([x_centre])
+        listings = []
+        for options in (ExactCoverOptions(), ExactCoverOptions(symmetry="burnside", kernel="dlx")):
+            found: list[tuple[int, ...]] = []
+            result = ExactCoverBackend(options).solve(
+                part, SolveSettings(mode="all"), lambda ones, found=found: found.append(tuple(ones)), threading.Event()
+            )
+            assert result.count == len(found) == len(set(found))
+            listings.append(set(found))
+        assert listings[0] == listings[1]
+        listed += len(listings[0])
+    assert (
+        listed
+        and "exactcover_images"
+        in ExactCoverBackend()
+        .solve(model.pinned([middle_row[0]]), SolveSettings(mode="all"), lambda ones: None, threading.Event())
+        .details
+    )
