@@ -25,6 +25,9 @@ from polytile_core.model.zero_one import Model
 from polytile_core.output.results import Found, Result, Termination
 
 Mode = Literal["one", "all", "count", "optimize"]
+# What a backend was doing (``BackendResult.work``): walking a tree of choices, which a
+# split into subtrees divides, or filling a whole-problem table, which it does not.
+Work = Literal["search", "table"]
 
 # Called with the sorted decision variables that are 1 (and the objective value, if any).
 OnSolution = Callable[[list[int]], None]
@@ -42,6 +45,10 @@ class SolveSettings:
     # Also solve up to the model's symmetries (``Model.symmetries``); only a backend that
     # declares ``distinct_in_search`` is asked, the run does it generically for the others.
     distinct: bool = False
+    # The model is one subtree of a search (a part of a split that declares
+    # ``subtrees``): a backend with several ways to count counts it by search, not by a
+    # whole-problem table that would be built again for every part.  Others ignore it.
+    subtree: bool = False
 
 
 @attrs.frozen
@@ -58,6 +65,9 @@ class BackendResult:
     distinct_count: int | None = None
     # Facts about how the answer was reached (e.g. how the bound was proved), for Result.details.
     details: dict = attrs.Factory(dict)
+    # What kind of work it was doing when it returned (``Work``); None: it does not say.
+    # The default route splits a long count or listing only when the work was a search.
+    work: Work | None = None
 
 
 @contextlib.contextmanager

@@ -179,5 +179,5 @@ def polytile_register_decomposers(register):
         TreeSplit(),
         options=TreeOptions,
         help="split the exact-cover search tree into many parts, each with some placements fixed (for many workers)",
-        capabilities=DecomposerCapabilities(when_long=True, min_jobs=2),
+        capabilities=DecomposerCapabilities(when_long=True, min_jobs=2, subtrees=True),
     )
