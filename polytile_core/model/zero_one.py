@@ -176,9 +176,7 @@ class Model:
         fixed = tuple(fixed)
         pins = [Constraint(((var, 1),), "==", 1, f"fixed {self.labels[var]}") for var in fixed]
         base, before = (self, ()) if self.pins is None else (self.pins.base, self.pins.fixed)
-        return attrs.evolve(
-            self, constraints=self.constraints + pins, symmetries=[], pins=Pins(base, before + fixed)
-        )
+        return attrs.evolve(self, constraints=self.constraints + pins, symmetries=[], pins=Pins(base, before + fixed))
 
     def pinned_on(self) -> Pins | None:
         """``pins``, if this model is still its base with one row per pinned variable

@@ -272,6 +272,7 @@ def _solve_whole(
         bound=answer.bound,
         distinct_count=answer.distinct_count,
         details=answer.details,
+        work=answer.work,
     )
 
 
