@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import heapq
 import json
-import logging
 import math
 import os
 import statistics
@@ -330,16 +329,10 @@ def main() -> None:
         return
     cluster = client = None
     if not arguments.no_dask:
-        from distributed import Client, LocalCluster
+        from distributed import Client
+        from polytile_dask import local_cluster
 
-        cluster = LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address=":0",
-            silence_logs=logging.ERROR,
-        )
+        cluster = local_cluster(2)
         client = Client(cluster)
         warm = pipeline(NINE_BY_NINE, "count", "tree", {"tree": "parts = 8"})
         timed(host, warm, 1_709_594, jobs=2, executor="dask", scheduler=cluster.scheduler_address)
