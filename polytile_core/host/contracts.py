@@ -119,9 +119,12 @@ class Builder(Protocol):
 class Decomposer(Protocol):
     """Splits a tiling problem into parts.  ``model`` is the whole problem's model (a part
     is usually ``model.restricted(...)``); ``build`` builds the model of another tiling
-    problem with the plan's builder."""
+    problem with the plan's builder; ``jobs`` is how many parts will run at once (a split
+    that makes as many parts as it likes makes tens per job)."""
 
-    def split(self, problem: TilingProblem, model: Model, build: BuildModel, options: Any, /) -> Split: ...
+    def split(
+        self, problem: TilingProblem, model: Model, build: BuildModel, options: Any, /, *, jobs: int = 1
+    ) -> Split: ...
 
 
 class ExecutorFactory(Protocol):

@@ -16,7 +16,6 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
 
 import attrs
 
@@ -31,8 +30,6 @@ from polytile_core.solve.state import RunState
 # Long enough for the whole-problem counters (frontier scan, memo) to finish what they can
 # (6×10 pentominoes: 1.8 s); their work does not divide into subtrees, the search's does.
 PROBE_SECONDS = 10.0
-# Parts per job the route asks of the tree split (when [options.tree] does not say).
-PARTS_PER_JOB = 32
 
 SolveWhole = Callable[[Plan, Model, Collector, threading.Event], Outcome]
 
@@ -83,13 +80,10 @@ def solve_probed(
         return attrs.evolve(outcome, details=details)
     tree = plan.split_when_long
     assert tree is not None
-    options: Any = plan.split_when_long_options
-    if getattr(options, "parts", 0) is None:
-        options = attrs.evolve(options, parts=PARTS_PER_JOB * plan.jobs)
     split_plan = attrs.evolve(
         plan,
         split=tree,
-        split_options=options,
+        split_options=plan.split_when_long_options,
         settings=attrs.evolve(plan.settings, time_limit=None if limit is None else limit - probed),
     )
     doing = " (it was searching)" if outcome.work == "search" else ""

@@ -202,6 +202,13 @@ def test_parts_are_handed_out_largest_estimate_first():
     assert len(nodes) >= 40 and estimates == sorted(estimates, reverse=True)
 
 
+def test_without_parts_asked_it_makes_32_per_job():
+    model = build_tiling((PieceType("D", ((0, 0), (1, 0)), "free", 0, None),), Region.rectangle(6, 5))
+    for jobs in (1, 3):
+        split = TreeSplit().split(TilingProblem(Region(frozenset()), ()), model, lambda problem: model, None, jobs=jobs)
+        assert 32 * jobs <= split.total <= 32 * jobs + 3  # the last branching adds at most 3: 4 dominoes on a cell
+
+
 def test_options_are_checked():
     with pytest.raises(InputError, match="options.tree.parts"):
         TreeOptions(parts=0)
