@@ -6,9 +6,9 @@ on ``jobs`` workers.  The probe's time is lost only for a run that is long anywa
 A split pays only for a search: its parts are subtrees, and they add up to the whole
 search.  A count the backend was making by a table of the whole problem (a frontier
 scan: ``BackendResult.work == "table"``) does not divide so; split into subtrees, each
-searched, it can be far slower (the 2022 paper's Fig. 12: about 24 s by the table,
-709 s by search).  Such a count runs whole again, to the end: the probe's time is spent
-twice, against a split that could cost many times more.
+searched, it can be far slower (the 2022 paper's Fig. 12: seconds by the table, 709 s
+by search when measured for issue 24).  Such a count runs whole again, to the end: the
+probe's time is spent twice, against a split that could cost many times more.
 """
 
 from __future__ import annotations
