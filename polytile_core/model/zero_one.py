@@ -175,7 +175,8 @@ class Model:
         first, a MIP presolve removes it), and solutions keep the whole model's variables."""
         fixed = tuple(fixed)
         pins = [Constraint(((var, 1),), "==", 1, f"fixed {self.labels[var]}") for var in fixed]
-        base, before = (self, ()) if self.pins is None else (self.pins.base, self.pins.fixed)
+        earlier = self.pinned_on()
+        base, before = (self, ()) if earlier is None else (earlier.base, earlier.fixed)
         return attrs.evolve(self, constraints=self.constraints + pins, symmetries=[], pins=Pins(base, before + fixed))
 
     def pinned_on(self) -> Pins | None:

@@ -157,6 +157,7 @@ class WholeCover:
     problem: CoverProblem
     option_of: dict[int, int]  # model variable -> its option
     options_on: tuple[tuple[int, ...], ...]  # item i -> the options covering it, at i - 1
+    size: tuple[int, int]  # the model's rows and variables when it was read
 
     @classmethod
     def of(cls, model: Model) -> WholeCover:
@@ -165,7 +166,8 @@ class WholeCover:
         for k, (items, _) in enumerate(problem.options):
             for item in items:
                 options_on[item - 1].append(k)
-        return cls(problem, problem.option_of(), tuple(map(tuple, options_on)))
+        size = (len(model.constraints), model.num_variables)
+        return cls(problem, problem.option_of(), tuple(map(tuple, options_on)), size)
 
     def pinned(self, fixed: tuple[int, ...]) -> CoverProblem | None:
         """The cover of this model with the variables ``fixed`` chosen: the options that
@@ -197,10 +199,11 @@ _whole_covers: dict[int, tuple[weakref.ref[Model], WholeCover]] = {}
 
 
 def whole_cover(model: Model) -> WholeCover:
-    """``WholeCover.of(model)``, read once while ``model`` lives."""
+    """``WholeCover.of(model)``, read once while ``model`` lives (and again if rows or
+    variables were added to it since)."""
     key = id(model)
     entry = _whole_covers.get(key)
-    if entry is not None and entry[0]() is model:
+    if entry is not None and entry[0]() is model and entry[1].size == (len(model.constraints), model.num_variables):
         return entry[1]
     whole = WholeCover.of(model)
 

@@ -18,7 +18,6 @@ import polytile_tree
 import pytest
 from polytile_cpsat import make_backend as cpsat_backend
 from polytile_exactcover import ExactCoverBackend
-from polytile_exactcover.cover import pinned_problem
 from polytile_tree import TreeOptions, TreeSplit
 
 from polytile_core.config.pipeline import make_plan
@@ -28,7 +27,7 @@ from polytile_core.host.contracts import SolveSettings
 from polytile_core.model.geometry import Region
 from polytile_core.model.problem import PieceType, TilingProblem
 from polytile_core.model.tiling import build_tiling
-from polytile_core.model.zero_one import Model
+from polytile_core.model.zero_one import Constraint, Model
 from polytile_core.output.results import Termination
 from polytile_core.solve import autosplit
 from polytile_core.solve.checkpoint import Checkpoint
@@ -140,11 +139,18 @@ def test_any_pins_count_as_a_second_backend_counts_them(seed):
 
 
 def test_a_model_changed_after_pinning_is_read_from_its_rows():
+    """5 tilings of 2×4 by dominoes (Fibonacci, oracles.md); the leftmost vertical one is
+    in 3 of them, and with the rightmost too in 2."""
     model = build_tiling((PieceType("D", ((0, 0), (1, 0)), "free", 0, None),), Region.rectangle(4, 2))
-    pinned = model.pinned([0])
-    assert pinned_problem(pinned.pinned_on()) is not None
-    changed = attrs.evolve(pinned, constraints=[*pinned.constraints, pinned.constraints[-1]])
-    assert changed.pinned_on() is None  # the backend reads its rows: the pins no longer say it all
+    left = next(var for var, placed in model.placements.items() if set(placed.cells) == {(0, 0), (0, 1)})
+    right = next(var for var, placed in model.placements.items() if set(placed.cells) == {(3, 0), (3, 1)})
+    pinned = model.pinned([left])
+    assert solve_with(ExactCoverBackend(), pinned, "count")[0].count == 3
+    changed = attrs.evolve(pinned, constraints=[*pinned.constraints, Constraint(((right, 1),), "==", 1, "right")])
+    assert changed.pinned_on() is None  # the pins no longer say it all: the backend reads the rows
+    assert solve_with(ExactCoverBackend(), changed, "count")[0].count == 2
+    model.add_constraint([(right, 1)], "==", 1, "right")  # the whole model changed after it was read
+    assert solve_with(ExactCoverBackend(), model.pinned([left]), "count")[0].count == 2
 
 
 def test_a_subtree_is_counted_by_search_and_the_whole_by_the_table():
