@@ -183,9 +183,10 @@ class WholeCover:
         if len(covered) != len(set(covered)):  # two pinned options on one item
             return None
         keep = bytearray(b"\x01") * len(self.problem.options)
-        for item in covered:
-            for other in self.options_on[item - 1]:
-                keep[other] = other in pinned
+        for other in itertools.chain.from_iterable([self.options_on[item - 1] for item in covered]):
+            keep[other] = 0
+        for k in pinned:
+            keep[k] = 1
         problem = self.problem
         return attrs.evolve(
             problem,
