@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import itertools
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -70,25 +71,55 @@ class BackendResult:
     work: Work | None = None
 
 
+class _StopRelay:
+    """One thread per process that calls each watched solver's ``halt`` soon after its
+    stop event is set.  A solve registers and unregisters (a lock and a dict entry), so a
+    run of thousands of short solves (the parts of a tree split) starts no thread per solve."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._watched: dict[int, tuple[threading.Event, Callable[[], None], float]] = {}
+        self._tokens = itertools.count()
+        self._thread: threading.Thread | None = None
+
+    def watch(self, stop: threading.Event, halt: Callable[[], None], every: float) -> int:
+        with self._changed:
+            token = next(self._tokens)
+            self._watched[token] = (stop, halt, every)
+            if self._thread is None or not self._thread.is_alive():  # first use, or a forked child
+                self._thread = threading.Thread(target=self._run, name="polytile-stop-relay", daemon=True)
+                self._thread.start()
+            self._changed.notify()
+            return token
+
+    def unwatch(self, token: int) -> None:
+        """After this returns, the solve's ``halt`` is not called any more."""
+        with self._changed:
+            self._watched.pop(token, None)
+
+    def _run(self) -> None:
+        with self._changed:
+            while True:
+                for token, (stop, halt, _) in list(self._watched.items()):
+                    if stop.is_set():
+                        del self._watched[token]
+                        halt()
+                every = min((every for _, _, every in self._watched.values()), default=None)
+                self._changed.wait(every)
+
+
+_relay = _StopRelay()
+
+
 @contextlib.contextmanager
 def relay_stop(stop: threading.Event, halt: Callable[[], None], every: float = 0.05) -> Iterator[None]:
     """Call ``halt`` (the solver's own way to stop) soon after ``stop`` is set, while the
     block runs: a solver busy in native code cannot watch a Python event itself."""
-    finished = threading.Event()
-
-    def watch() -> None:
-        while not finished.wait(every):
-            if stop.is_set():
-                halt()
-                return
-
-    watcher = threading.Thread(target=watch, name="polytile-stop-relay", daemon=True)
-    watcher.start()
+    token = _relay.watch(stop, halt, every)
     try:
         yield
     finally:
-        finished.set()
-        watcher.join()
+        _relay.unwatch(token)
 
 
 class Backend(Protocol):
