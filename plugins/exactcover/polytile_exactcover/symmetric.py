@@ -182,9 +182,9 @@ def _anchored(model, problem, mode, report, limits, options, group, anchor: Anch
 
 def own_symmetries(model: Model) -> list[Permutation]:
     """The model's symmetries: those it declares if they hold, else the symmetries of its
-    cells that carry every placement onto a placement of the same piece and fix every
-    pinned one (a subgroup of the problem's: a reflection that turns P into Q is left
-    out), checked on the rows all the same."""
+    cells that carry every placement onto a placement of the same piece (a subgroup of the
+    problem's: a reflection that turns P into Q is left out), checked on the rows all the
+    same."""
     if model.symmetries:
         try:
             return checked_symmetries(model)
@@ -194,9 +194,6 @@ def own_symmetries(model: Model) -> list[Permutation]:
         return []
     region = Region(cell for placement in model.placements.values() for cell in placement.cells)
     where = {(placement.piece, tuple(sorted(placement.cells))): var for var, placement in model.placements.items()}
-    # A part of a tree split pins variables (rows of one variable): keep the symmetries that
-    # fix them, found before mapping every placement (on most parts only the identity).
-    pinned = [constraint.terms[0][0] for constraint in model.constraints if len(constraint.terms) == 1]
     found: list[Permutation] = []
     for symmetry in region.symmetries():
 
@@ -204,8 +201,6 @@ def own_symmetries(model: Model) -> list[Permutation]:
             placement = model.placements[var]
             return where.get((placement.piece, region.map_onto_itself(symmetry, placement.cells)), -1)
 
-        if any(image_of(var) != var for var in pinned):
-            continue
         image = tuple(image_of(var) for var in range(model.num_variables))
         if -1 not in image:
             found.append(image)
@@ -218,8 +213,11 @@ def own_symmetries(model: Model) -> list[Permutation]:
 def list_all(model: Model, problem: CoverProblem, report, limits: Limits, options: ExactCoverOptions) -> Outcome:
     """Every solution, each handed to ``report`` once: searched with the anchor on a
     representative, the others made as images (module docstring); a plain listing when
-    the model has no symmetry or no anchor."""
-    group = own_symmetries(model) if options.symmetry == "search" else []
+    the model has no symmetry or no anchor, or is a part of the tree split (``Model.pinned``:
+    its symmetries would have to fix the pins, and finding them costs what reading the
+    whole model does, which the part is spared)."""
+    plain = options.symmetry != "search" or model.pinned_on() is not None
+    group = [] if plain else own_symmetries(model)
     anchor = choose_anchor(model, problem, group) if len(group) > 1 else None
     if anchor is None or not (anchor.free or anchor.fixed):
         return enumerate_covers(problem, report, limits, kernel=options.kernel)
