@@ -331,6 +331,21 @@ def test_symmetries_a_model_no_longer_has_are_refused_not_trusted():
     assert error.value.path == "solve.distinct"
 
 
+def listed_by_default_and_plainly(model):
+    """(tilings listed with the default options, by dancing links without images, the
+    default run's details), each listing checked for repeats."""
+    listings, details = [], {}
+    for options in (ExactCoverOptions(), ExactCoverOptions(symmetry="burnside", kernel="dlx")):
+        found: list[tuple[int, ...]] = []
+        result = ExactCoverBackend(options).solve(
+            model, SolveSettings(mode="all"), lambda ones, found=found: found.append(tuple(ones)), threading.Event()
+        )
+        assert result.count == len(found) == len(set(found))
+        listings.append(set(found))
+        details = details or result.details
+    return listings[0], listings[1], details
+
+
 def test_listing_all_checks_declared_symmetries_before_making_images():
     """The same part with stale symmetries, listed in mode all (no distinct): the images
     come only from symmetries its rows allow, so the listing equals the plain one."""
@@ -339,15 +354,8 @@ def test_listing_all_checks_declared_symmetries_before_making_images():
     model.symmetries = placement_symmetries(model, plan.region, plan.pieces)
     first_piece_row = model.constraints[0]
     model.constraints[0] = first_piece_row.__class__(first_piece_row.terms[:3], "<=", 0, "a part's restricted row")
-    listings = []
-    for options in (ExactCoverOptions(), ExactCoverOptions(symmetry="burnside", kernel="dlx")):
-        found: list[tuple[int, ...]] = []
-        result = ExactCoverBackend(options).solve(
-            model, SolveSettings(mode="all"), lambda ones, found=found: found.append(tuple(ones)), threading.Event()
-        )
-        assert result.count == len(found) == len(set(found))
-        listings.append(set(found))
-    assert listings[0] == listings[1] and listings[0]
+    by_default, plainly, _ = listed_by_default_and_plainly(model)
+    assert by_default == plainly and by_default
 
 
 def test_parts_of_the_tree_split_are_listed_plainly_and_completely():
@@ -362,16 +370,7 @@ def test_parts_of_the_tree_split_are_listed_plainly_and_completely():
     ]
     listed = 0
     for x_centre in middle_row[:3]:
-        part = model.pinned([x_centre])
-        listings = []
-        for options in (ExactCoverOptions(), ExactCoverOptions(symmetry="burnside", kernel="dlx")):
-            found: list[tuple[int, ...]] = []
-            result = ExactCoverBackend(options).solve(
-                part, SolveSettings(mode="all"), lambda ones, found=found: found.append(tuple(ones)), threading.Event()
-            )
-            assert result.count == len(found) == len(set(found))
-            assert "exactcover_images" not in result.details
-            listings.append(set(found))
-        assert listings[0] == listings[1]
-        listed += len(listings[0])
+        by_default, plainly, details = listed_by_default_and_plainly(model.pinned([x_centre]))
+        assert by_default == plainly and "exactcover_images" not in details
+        listed += len(by_default)
     assert listed
