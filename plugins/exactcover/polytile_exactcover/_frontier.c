@@ -29,6 +29,7 @@ enum { DONE = 0, CANCELLED = 1, TIMED_OUT = 2, BUDGET = 3, OVERFLOW = 4, NO_MEMO
 
 typedef struct {
     uint64_t window, tail, totals;
+    uint64_t value;         /* the colouring invariant of the covered cells (a function of the key) */
     u128 count;
     uint32_t slot;
 } Entry;
@@ -49,6 +50,13 @@ typedef struct {
     int *member_start, *member_group;    /* option -> its (group, weight) pairs */
     uint64_t *member_weight;
     uint64_t *lo, *hi, *shift, *field;   /* per group; hi = 0 means no upper bound */
+    /* Pruning by a colouring invariant (frontier.py): an option with other[o] set places a
+     * piece with few copies and adds rho[o] to the state's value; the state is kept only if
+     * (its tail & other_tail, totals & other_totals, region - value) is in the good set. */
+    char *other;
+    uint64_t *rho, region, other_tail, other_totals;
+    uint64_t *good;                      /* fingerprints, 0 = empty slot */
+    size_t good_capacity;
     volatile int cancel;
     size_t peak_states, peak_bytes;
 } Frontier;
@@ -88,7 +96,7 @@ static int layer_grow(Layer *l) {
 }
 
 /* Adds ``count`` to the state; returns a status other than DONE on failure. */
-static int layer_add(Layer *l, uint64_t window, uint64_t tail, uint64_t totals, u128 count) {
+static int layer_add(Layer *l, uint64_t window, uint64_t tail, uint64_t totals, uint64_t value, u128 count) {
     if (2 * (l->used + 1) > l->capacity && layer_grow(l)) return NO_MEMORY;
     size_t mask = l->capacity - 1, slot = mix(window, tail, totals) & mask;
     for (; l->index[slot]; slot = (slot + 1) & mask) {
@@ -109,7 +117,7 @@ static int layer_add(Layer *l, uint64_t window, uint64_t tail, uint64_t totals, 
     }
     if (l->used >= 0xFFFFFFF0u) return NO_MEMORY;
     Entry *e = &l->entries[l->used++];
-    e->window = window; e->tail = tail; e->totals = totals; e->count = count; e->slot = (uint32_t)slot;
+    e->window = window; e->tail = tail; e->totals = totals; e->value = value; e->count = count; e->slot = (uint32_t)slot;
     l->index[slot] = (uint32_t)l->used;
     return DONE;
 }
@@ -135,17 +143,32 @@ static inline uint64_t moved(const Frontier *s, int o, uint64_t totals, int *ok)
     return totals;
 }
 
+/* A fingerprint of (pieces placed, value needed); 0 is kept for empty slots.  Two keys
+ * sharing a fingerprint only keep a state that could have been pruned: never a wrong count. */
+static inline uint64_t fingerprint(uint64_t tail, uint64_t totals, uint64_t needed) {
+    uint64_t h = mix(tail, totals, needed);
+    return h ? h : 1;
+}
+
+static int good_has(const Frontier *s, uint64_t tail, uint64_t totals, uint64_t needed) {
+    uint64_t h = fingerprint(tail, totals, needed);
+    size_t mask = s->good_capacity - 1;
+    for (size_t slot = h & mask; s->good[slot]; slot = (slot + 1) & mask)
+        if (s->good[slot] == h) return 1;
+    return 0;
+}
+
 static int scan(Frontier *s, double deadline, size_t budget, u128 *total) {
     Layer layers[2];
     memset(layers, 0, sizeof layers);
     Layer *cur = &layers[0], *next = &layers[1];
-    int status = layer_add(cur, 0, 0, 0, 1);
+    int status = layer_add(cur, 0, 0, 0, 0, 1);
     unsigned long work = 0;
     for (int i = 0; status == DONE && i < s->n_cells; i++) {
         for (size_t k = 0; status == DONE && k < cur->used; k++) {
             Entry e = cur->entries[k];
             if (e.window & 1) {
-                status = layer_add(next, e.window >> 1, e.tail, e.totals, e.count);
+                status = layer_add(next, e.window >> 1, e.tail, e.totals, e.value, e.count);
                 continue;
             }
             for (int o = s->first[i]; o < s->first[i + 1]; o++) {
@@ -153,7 +176,12 @@ static int scan(Frontier *s, double deadline, size_t budget, u128 *total) {
                 int ok;
                 uint64_t totals = moved(s, o, e.totals, &ok);
                 if (!ok) continue;
-                status = layer_add(next, (e.window | s->window[o]) >> 1, e.tail | s->tail[o], totals, e.count);
+                uint64_t tail = e.tail | s->tail[o], value = e.value;
+                if (s->other[o]) {
+                    value += s->rho[o];
+                    if (!good_has(s, tail & s->other_tail, totals & s->other_totals, s->region - value)) continue;
+                }
+                status = layer_add(next, (e.window | s->window[o]) >> 1, tail, totals, value, e.count);
                 if (status != DONE) break;
             }
             if ((++work & 4095) == 0) {
@@ -189,6 +217,7 @@ static int scan(Frontier *s, double deadline, size_t budget, u128 *total) {
 static void Frontier_dealloc(Frontier *s) {
     free(s->first); free(s->window); free(s->tail); free(s->member_start); free(s->member_group);
     free(s->member_weight); free(s->lo); free(s->hi); free(s->shift); free(s->field);
+    free(s->other); free(s->rho); free(s->good);
     Py_TYPE(s)->tp_free((PyObject *)s);
 }
 
@@ -202,47 +231,70 @@ static int read_u64(PyObject *seq, Py_ssize_t k, uint64_t *out) {
 
 static int bit_length(uint64_t v) { int n = 0; while (v) { n++; v >>= 1; } return n; }
 
-/* Frontier(n_cells, options, groups, tail_full)
- *   options: per option (start cell, window mask from the start, tail mask, [(group, weight)]),
- *            sorted by start cell; the window's bit 0 is set;
- *   groups:  per group (lo, hi), hi = 0 meaning no upper bound. */
+/* Frontier(n_cells, options, groups, tail_full, pruning)
+ *   options: per option (start cell, window mask from the start, tail mask, [(group, weight)],
+ *            other, rho), sorted by start cell; the window's bit 0 is set;
+ *   groups:  per group (lo, hi, shift), hi = 0 meaning no upper bound, its total packed at shift;
+ *   pruning: (region, other_tail, other_totals, [(tail, totals, needed)]): the good set, or
+ *            an empty list for none. */
 static int Frontier_init(Frontier *s, PyObject *args, PyObject *kwds) {
     int n_cells;
-    PyObject *options, *groups;
-    unsigned long long tail_full;
-    if (!PyArg_ParseTuple(args, "iOOK", &n_cells, &options, &groups, &tail_full)) return -1;
+    PyObject *options, *groups, *good;
+    unsigned long long tail_full, region, other_tail, other_totals;
+    if (!PyArg_ParseTuple(args, "iOOK(KKKO)", &n_cells, &options, &groups, &tail_full, &region, &other_tail,
+                          &other_totals, &good))
+        return -1;
     Py_ssize_t n_options = PySequence_Length(options), n_groups = PySequence_Length(groups);
-    if (n_options < 0 || n_groups < 0) return -1;
+    Py_ssize_t n_good = PySequence_Length(good);
+    if (n_options < 0 || n_groups < 0 || n_good < 0) return -1;
     s->n_cells = n_cells;
     s->n_groups = (int)n_groups;
     s->tail_full = tail_full;
+    s->region = region;
+    s->other_tail = other_tail;
+    s->other_totals = other_totals;
     s->first = calloc(n_cells + 2, sizeof(int));
     s->window = calloc(n_options + 1, sizeof(uint64_t));
     s->tail = calloc(n_options + 1, sizeof(uint64_t));
+    s->other = calloc(n_options + 1, 1);
+    s->rho = calloc(n_options + 1, sizeof(uint64_t));
     s->member_start = calloc(n_options + 2, sizeof(int));
     s->lo = calloc(n_groups + 1, sizeof(uint64_t));
     s->hi = calloc(n_groups + 1, sizeof(uint64_t));
     s->shift = calloc(n_groups + 1, sizeof(uint64_t));
     s->field = calloc(n_groups + 1, sizeof(uint64_t));
-    if (!s->first || !s->window || !s->tail || !s->member_start || !s->lo || !s->hi || !s->shift || !s->field) {
+    s->good_capacity = 1;
+    while (s->good_capacity < 2 * (size_t)n_good + 2) s->good_capacity *= 2;
+    s->good = calloc(s->good_capacity, sizeof(uint64_t));
+    if (!s->first || !s->window || !s->tail || !s->other || !s->rho || !s->member_start || !s->lo || !s->hi ||
+        !s->shift || !s->field || !s->good) {
         PyErr_NoMemory();
         return -1;
     }
-    int used_bits = 0;
     for (Py_ssize_t g = 0; g < n_groups; g++) {
         PyObject *bounds = PySequence_GetItem(groups, g);
         if (bounds == NULL) return -1;
-        int bad = read_u64(bounds, 0, &s->lo[g]) || read_u64(bounds, 1, &s->hi[g]);
+        int bad = read_u64(bounds, 0, &s->lo[g]) || read_u64(bounds, 1, &s->hi[g]) || read_u64(bounds, 2, &s->shift[g]);
         Py_DECREF(bounds);
         if (bad) return -1;
         int width = bit_length(s->hi[g] ? s->hi[g] : s->lo[g]);
-        s->shift[g] = used_bits;
         s->field[g] = width ? (width == 64 ? ~0ULL : (1ULL << width) - 1) : 0;
-        used_bits += width;
-        if (used_bits > 64) {
+        if (s->shift[g] + width > 64) {
             PyErr_SetString(PyExc_ValueError, "the piece counts do not fit in 64 bits");
             return -1;
         }
+    }
+    for (Py_ssize_t k = 0; k < n_good; k++) {
+        PyObject *triple = PySequence_GetItem(good, k);
+        uint64_t tail, totals, needed;
+        int bad = triple == NULL || read_u64(triple, 0, &tail) || read_u64(triple, 1, &totals) ||
+                  read_u64(triple, 2, &needed);
+        Py_XDECREF(triple);
+        if (bad) return -1;
+        uint64_t h = fingerprint(tail, totals, needed);
+        size_t mask = s->good_capacity - 1, slot = h & mask;
+        while (s->good[slot] && s->good[slot] != h) slot = (slot + 1) & mask;
+        s->good[slot] = h;
     }
     PyObject **rows = calloc(n_options + 1, sizeof(PyObject *));
     if (rows == NULL) { PyErr_NoMemory(); return -1; }
@@ -263,10 +315,13 @@ static int Frontier_init(Frontier *s, PyObject *args, PyObject *kwds) {
     int k = 0, previous = 0;
     for (Py_ssize_t o = 0; ok && o < n_options; o++) {
         uint64_t start;
-        if (read_u64(rows[o], 0, &start) || read_u64(rows[o], 1, &s->window[o]) || read_u64(rows[o], 2, &s->tail[o])) {
+        uint64_t other;
+        if (read_u64(rows[o], 0, &start) || read_u64(rows[o], 1, &s->window[o]) || read_u64(rows[o], 2, &s->tail[o]) ||
+            read_u64(rows[o], 4, &other) || read_u64(rows[o], 5, &s->rho[o])) {
             ok = 0;
             break;
         }
+        s->other[o] = other != 0;
         if ((int)start < previous || (int)start >= n_cells || !(s->window[o] & 1)) {
             PyErr_SetString(PyExc_ValueError, "options must be sorted by start cell, each covering its start");
             ok = 0;
@@ -340,7 +395,7 @@ static PyTypeObject FrontierType = {
     .tp_name = "polytile_exactcover._frontier.Frontier",
     .tp_basicsize = sizeof(Frontier),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Frontier(n_cells, options, groups, tail_full): counts exact covers by a frontier scan",
+    .tp_doc = "Frontier(n_cells, options, groups, tail_full, pruning): counts exact covers by a frontier scan",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Frontier_init,
     .tp_dealloc = (destructor)Frontier_dealloc,
