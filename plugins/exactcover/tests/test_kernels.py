@@ -12,11 +12,12 @@ from __future__ import annotations
 import random
 import threading
 
+import attrs
 import polytile_exactcover
 import pytest
 from polytile_exactcover import ExactCoverBackend, ExactCoverOptions
 from polytile_exactcover.cover import cover_problem
-from polytile_exactcover.frontier import layout
+from polytile_exactcover.frontier import Pruning, frontier, layout
 
 from polytile_core import api
 from polytile_core.host.contracts import SolveSettings
@@ -129,6 +130,97 @@ def test_the_random_instances_cover_what_they_claim():
         )
     )
     assert tiled >= 15  # 20 of the first 60
+
+
+BULK = {"D": ["##"], "I3": ["###"], "I4": ["####"], "L3": ["#.", "##"]}
+
+
+def pruned_instance(rng: random.Random):
+    """(region rows, pieces) where the frontier's colouring invariant applies: a board of
+    up to 6×4 with up to three holes, one piece with many copies (unlimited, at least k, up
+    to 12, or a range) and one or two others used once, k times or within a small range."""
+    width, height = rng.randint(3, 6), rng.randint(3, 4)
+    cells = [(x, y) for y in range(height) for x in range(width)]
+    holes = set(rng.sample(cells, rng.randint(0, 3)))
+    rows = ["".join("." if (x, y) in holes else "#" for x in range(width)) for y in range(height)]
+    name = rng.choice(sorted(BULK))
+    many = rng.choice(({"unlimited": True}, {"min": 2}, {"max": 12}, {"min": 1, "max": 9}))
+    pieces = [api.piece(name, BULK[name], kind=rng.choice(("free", "free", "fixed")), **many)]
+    for other in rng.sample(sorted(set(SHAPES) - {name}), rng.randint(1, 2)):
+        low = rng.randint(0, 1)
+        few = rng.choice(({}, {"count": rng.randint(1, 2)}, {"min": low, "max": low + rng.randint(0, 2)}))
+        pieces.append(api.piece(other, SHAPES[other], kind=rng.choice(("free", "one-sided", "fixed")), **few))
+    return rows, pieces
+
+
+def pruned_instances(seed: int, number: int):
+    rng = random.Random(seed)
+    drawn = []
+    while len(drawn) < number:
+        rows, pieces = pruned_instance(rng)
+        if not api.plan(rows, pieces, backend="exactcover", host=HOST).tiling_problem().area_problem():
+            drawn.append((rows, pieces))
+    return drawn
+
+
+def unpruned(plan):
+    """The same scan without the colouring invariant."""
+    return attrs.evolve(plan, pruning=Pruning(), options=[(*option[:4], 0, 0) for option in plan.options])
+
+
+@pytest.mark.parametrize("rows, pieces", pruned_instances(seed=1700, number=150))
+def test_the_pruned_frontier_counts_as_the_brute_force(rows, pieces):
+    plan = api.plan(rows, pieces, backend="exactcover", host=HOST)
+    model = build_tiling(plan.pieces, plan.region)
+    expected = count_tilings_brute_force(plan.region.cells, plan.pieces)
+    scan = layout(cover_problem(model))
+    if not isinstance(scan, str):  # a cell only one placement covers may leave the scan no layout
+        assert frontier(scan).run(1 << 62, 0.0)[1] == expected, (rows, pieces)
+        assert frontier(unpruned(scan)).run(1 << 62, 0.0)[1] == expected, (rows, pieces)
+    assert solve(model, "count")[0].count == expected, (rows, pieces)
+
+
+def test_the_pruned_instances_exercise_the_pruning():
+    """Most take the invariant, some of those have tilings, and it removes states in many."""
+    active = tiled = fewer = 0
+    for rows, pieces in pruned_instances(seed=1700, number=150):
+        plan = api.plan(rows, pieces, backend="exactcover", host=HOST)
+        scan = layout(cover_problem(build_tiling(plan.pieces, plan.region)))
+        if not isinstance(scan, str) and scan.pruning.modulus:
+            active += 1
+            pruned, whole = frontier(scan).run(1 << 62, 0.0), frontier(unpruned(scan)).run(1 << 62, 0.0)
+            tiled += pruned[1] > 0
+            fewer += pruned[2] < whole[2]
+    assert active >= 110 and tiled >= 20 and fewer >= 70, (active, tiled, fewer)  # 124, 29, 88
+
+
+def test_a_notched_board_of_bars_is_pruned_and_counted_as_by_search():
+    """7×7 minus its corners and centre: 7 I4, one I3, one L3 and two P (the 2022 paper's
+    Fig. 12 in small), counted by both search kernels; the invariant (colours mod 4, nine
+    functionals) leaves fewer than one state in five of the unpruned peak layer."""
+    rows = [".#####.", "#######", "#######", "###.###", "#######", "#######", ".#####."]
+    pieces = [
+        api.piece("I4", ["####"], count=7),
+        api.piece("I3", ["###"]),
+        api.piece("L3", ["#.", "##"]),
+        api.piece("P", ["##", "##", "#."], count=2),
+    ]
+    model = build_tiling(*_plan_parts(rows, pieces))
+    by_search = {solve(model, "count", counter="search", kernel=kernel)[0].count for kernel in ("bitboard", "dlx")}
+    scan = layout(cover_problem(model))
+    assert scan.pruning.modulus == 4
+    _, count, peak, _ = frontier(scan).run(1 << 62, 0.0)
+    _, whole_count, whole_peak, _ = frontier(unpruned(scan)).run(1 << 62, 0.0)
+    assert by_search == {count} == {whole_count}
+    assert 5 * peak < whole_peak
+    result, _ = solve(model, "count")
+    assert result.count == count
+    assert result.details["exactcover_frontier_pruning"].startswith("colours mod 4")
+
+
+def _plan_parts(rows, pieces):
+    plan = api.plan(rows, pieces, backend="exactcover", host=HOST)
+    return plan.pieces, plan.region
 
 
 @pytest.mark.parametrize(
