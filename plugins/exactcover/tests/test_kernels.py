@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 import threading
+from pathlib import Path
 
 import attrs
 import polytile_exactcover
@@ -20,6 +21,8 @@ from polytile_exactcover.cover import cover_problem
 from polytile_exactcover.frontier import Pruning, frontier, layout
 
 from polytile_core import api
+from polytile_core.config.pipeline import make_plan, read_pipeline
+from polytile_core.config.schema import SolveSpec
 from polytile_core.host.contracts import SolveSettings
 from polytile_core.model.geometry import Region
 from polytile_core.model.tiling import build_tiling
@@ -216,6 +219,18 @@ def test_a_notched_board_of_bars_is_pruned_and_counted_as_by_search():
     result, _ = solve(model, "count")
     assert result.count == count
     assert result.details["exactcover_frontier_pruning"].startswith("colours mod 4")
+
+
+@pytest.mark.slow
+def test_the_2022_paper_fig_8_by_the_scan_and_by_the_memo():
+    """The jagged 13×13 with 33 L-trominoes and 9 X (no published count): the default
+    (the frontier scan) and the memo, a different algorithm, give the same count."""
+    pipeline = read_pipeline(Path(__file__).parents[3] / "examples" / "paper" / "gb2022-fig08.toml")
+    plan = make_plan(attrs.evolve(pipeline, split=None, solve=SolveSpec(mode="count")), HOST)
+    model = build_tiling(plan.pieces, plan.region)
+    by_scan, _ = solve(model, "count")
+    assert by_scan.details["exactcover_kernel"] == "frontier"
+    assert by_scan.count == solve(model, "count", counter="memo")[0].count == 418_440
 
 
 def _plan_parts(rows, pieces):
