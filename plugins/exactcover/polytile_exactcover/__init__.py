@@ -44,8 +44,8 @@ class ExactCoverOptions:
         default="auto",
         metadata={
             "description": "how mode count counts: frontier (a table scan in C), memo (memoised search "
-            "in Python), search (list without storing, by the kernel) or auto (a short dancing-links probe, "
-            "then frontier, memo and search, each within its budget)"
+            "in Python), search (list without storing, by the kernel) or auto (frontier, then a short "
+            "dancing-links probe, memo and search, each within its budget)"
         },
     )
     kernel: Literal["auto", "bitboard", "dlx"] = attrs.field(
