@@ -86,6 +86,8 @@ def polytile_register_renderers(register: Register[Renderer]) -> None:
 
     ``register(format, render, *, options=None, help)`` where
     ``render(result, path, options)`` writes the picture of a ``Result`` to ``path``.
+    A renderer whose options have a ``limit`` draws at most that many solutions:
+    ``polytile render`` then reads no more than that from a result file.
     """
 
 

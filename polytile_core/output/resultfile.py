@@ -161,11 +161,13 @@ def write_result(result: Result, path: str | Path, *, replace: bool = False) -> 
     write_atomically(path, result_text(result, fmt), replace=replace)
 
 
-def read_result(path: str | Path) -> Result:
-    """A result file of any format: JSON, TOML or JSON Lines (by the extension)."""
+def read_result(path: str | Path, *, keep: int | None = None) -> Result:
+    """A result file of any format: JSON, TOML or JSON Lines (by the extension), with at
+    most ``keep`` of its solutions (all when None; ``count`` still says how many there were).
+    A .jsonl file is read line by line, so memory holds only the solutions kept."""
     path = Path(path)
     if path.suffix == ".jsonl":
-        return read_result_lines(path)
+        return read_result_lines(path, keep=keep)
     try:
         text = path.read_text(encoding="utf-8")
         data = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
@@ -175,6 +177,8 @@ def read_result(path: str | Path) -> Result:
         raise InputError(f"not a readable result file ({exc})", source=str(path)) from None
     if not isinstance(data, dict):
         raise InputError("a result file holds one table", source=str(path))
+    if keep is not None and isinstance(data.get("solutions"), list):
+        data["solutions"] = data["solutions"][:keep]
     return result_from_data(data, source=str(path))
 
 
@@ -248,11 +252,13 @@ class ResultLines:
         self.temporary.unlink(missing_ok=True)
 
 
-def read_result_lines(path: str | Path) -> Result:
-    """The Result a .jsonl file holds, every solution included."""
+def read_result_lines(path: str | Path, *, keep: int | None = None) -> Result:
+    """The Result a .jsonl file holds, with its first ``keep`` solutions (all when None);
+    every line is checked either way."""
     path = Path(path)
     source = str(path)
     solutions: list[Solution] = []
+    seen = 0
     closing = None
     try:
         with path.open(encoding="utf-8") as lines:
@@ -270,8 +276,10 @@ def read_result_lines(path: str | Path) -> Result:
                 elif closing is not None:
                     raise InputError("nothing may follow the closing line", source=source, path=where)
                 elif kind == "solution":
-                    del data["line"]
-                    solutions.append(solution_from_data(data, path=where, source=source))
+                    seen += 1
+                    if keep is None or len(solutions) < keep:
+                        del data["line"]
+                        solutions.append(solution_from_data(data, path=where, source=source))
                 elif kind == "end":
                     closing = data
                 else:
@@ -284,6 +292,6 @@ def read_result_lines(path: str | Path) -> Result:
         raise InputError("the file has no closing line: the run that wrote it did not finish", source=source)
     del closing["line"]
     written = closing.pop("solutions_written", None)
-    if written != len(solutions):
-        raise InputError(f"the closing line says {written} solutions, the file holds {len(solutions)}", source=source)
+    if written != seen:
+        raise InputError(f"the closing line says {written} solutions, the file holds {seen}", source=source)
     return attrs.evolve(result_from_data(closing, source=source), solutions=tuple(solutions))

@@ -9,6 +9,7 @@ import jsonschema
 import pytest
 
 from polytile_core import api
+from polytile_core.cli.commands import render as render_command
 from polytile_core.cli.commands import solve as solve_command
 from polytile_core.cli.main import main
 from polytile_core.output.resultfile import read_result, write_result
@@ -80,6 +81,24 @@ def test_render_draws_from_jsonl(tmp_path, pipeline):
     assert main(["render", str(out), "-o", str(tmp_path / "all.svg"), "--limit", "3"]) == 0
     svg = (tmp_path / "all.svg").read_text()
     assert svg.count('class="piece"') == 3 * 30 and "3 of 72 solutions shown" in svg
+
+
+def test_a_gallery_reads_no_more_solutions_than_it_draws(tmp_path, pipeline, monkeypatch):
+    out = tmp_path / "all.jsonl"
+    assert main(["solve", str(pipeline), "-q", "-o", str(out)]) == 0
+    first = read_result(out, keep=3)
+    assert first.count == 72 and first.solutions == read_result(out).solutions[:3]
+    kept = []
+
+    def watched_read(path, *, keep=None):
+        result = read_result(path, keep=keep)
+        kept.append(len(result.solutions))
+        return result
+
+    monkeypatch.setattr(render_command, "read_result", watched_read)
+    assert main(["render", str(out), "-o", str(tmp_path / "all.svg"), "--limit", "3"]) == 0
+    assert main(["render", str(out), "-o", str(tmp_path / "all.txt")]) == 0  # a text picture draws them all
+    assert kept == [3, 72]
 
 
 def test_json_and_jsonl_hold_the_same_tilings(tmp_path, pipeline):

@@ -11,6 +11,8 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+import attrs
+
 from polytile_core.convert import structure
 from polytile_core.errors import InputError
 from polytile_core.host.registry import Host
@@ -43,6 +45,16 @@ def flag_options(arguments) -> dict:
     return {key: getattr(arguments, key) for key in OPTION_FLAGS if getattr(arguments, key, None) is not None}
 
 
+@attrs.frozen
+class Drawing:
+    """A picture checked and ready to draw: ``draw(result)`` writes it.  ``keep`` is how
+    many solutions it shows (the renderer's ``limit`` option, None for all), so that a
+    large result file need not be read whole."""
+
+    draw: Callable[[Result], None]
+    keep: int | None
+
+
 def prepare_renderer(
     host: Host,
     path: str,
@@ -51,7 +63,7 @@ def prepare_renderer(
     flags: dict | None = None,
     force: bool = False,
     fmt: str | None = None,
-) -> Callable[[Result], None]:
+) -> Drawing:
     """Check the picture's format, options and file name now; return what draws it later.
 
     The renderer's options are the pipeline's table named after its plugin
@@ -84,13 +96,13 @@ def prepare_renderer(
             temporary.unlink(missing_ok=True)
             raise
 
-    return draw
+    return Drawing(draw, getattr(options, "limit", None))
 
 
 def render(arguments) -> int:
     host = Host(autoload=not arguments.no_autoload)
-    draw = prepare_renderer(
+    drawing = prepare_renderer(
         host, arguments.output, flags=flag_options(arguments), force=arguments.force, fmt=arguments.format
     )
-    draw(read_result(arguments.result))
+    drawing.draw(read_result(arguments.result, keep=drawing.keep))
     return 0

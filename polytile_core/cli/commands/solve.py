@@ -11,7 +11,7 @@ from pathlib import Path
 
 import attrs
 
-from polytile_core.cli.commands.render import prepare_renderer
+from polytile_core.cli.commands.render import Drawing, prepare_renderer
 from polytile_core.cli.progress import ProgressLine
 from polytile_core.config.pipeline import Plan, load_plan, read_pipeline
 from polytile_core.errors import InputError
@@ -120,10 +120,10 @@ def solve(arguments) -> int:
         # after a long run.
         if arguments.output and not to_stdout:
             refuse_existing(arguments.output, replace=arguments.force)
-        draw = None
+        drawing = None
         if arguments.render:
             tables = read_pipeline(arguments.pipeline).options
-            draw = prepare_renderer(host, arguments.render, tables=tables, force=arguments.force)
+            drawing = prepare_renderer(host, arguments.render, tables=tables, force=arguments.force)
         if arguments.output and Path(arguments.output).suffix == ".jsonl":
             # Streamed: each solution goes to the file as it comes; the run keeps only a few.
             lines = ResultLines(arguments.output, header_of(plan), replace=arguments.force)
@@ -135,7 +135,7 @@ def solve(arguments) -> int:
                 result = run(
                     plan, on_progress=progress, on_solution=lines.add if lines else None, stop=stop, abandon=abandon
                 )
-            save(arguments, result, lines, draw, report)
+            save(arguments, result, lines, drawing, report)
     except InputError as exc:
         if lines is not None:
             lines.discard()
@@ -162,10 +162,10 @@ def header_of(plan: Plan) -> RunHeader:
     )
 
 
-def save(arguments, result: Result, lines: ResultLines | None, draw, report) -> None:
+def save(arguments, result: Result, lines: ResultLines | None, drawing: Drawing | None, report) -> None:
     """Write the result file, the picture and the summary."""
     to_stdout = arguments.output == "-"
-    saving = (arguments.output and not to_stdout) or draw is not None
+    saving = (arguments.output and not to_stdout) or drawing is not None
     if saving and result.termination.value == "interrupted" and not arguments.quiet:
         print("polytile: interrupted; saving what was found", file=sys.stderr, flush=True)
     if lines is not None:
@@ -174,8 +174,8 @@ def save(arguments, result: Result, lines: ResultLines | None, draw, report) -> 
         write_result(result, arguments.output, replace=arguments.force)
     if to_stdout:
         sys.stdout.write(result_text(result))
-    if draw is not None:
-        draw(result)
+    if drawing is not None:
+        drawing.draw(result)
     if not arguments.quiet:
         print(summary(result), file=report)
 
