@@ -193,7 +193,7 @@ def count_covers(problem: CoverProblem, options: ExactCoverOptions, limits: Limi
             peaks = {
                 "table_peak_states": states,
                 "table_peak_mb": round(size / 2**20, 1),
-                "frontier_pruning": plan.pruning.note(),
+                "frontier_pruning": plan.pruned_by(),
             }
             if status in ("completed", "interrupted", "time_limit"):
                 return Outcome(status, count, "frontier", {"kernel": "frontier", **peaks})

@@ -57,6 +57,12 @@ typedef struct {
     uint64_t *rho, region, other_tail, other_totals;
     uint64_t *good;                      /* fingerprints, 0 = empty slot */
     size_t good_capacity;
+    /* Pockets (frontier.py): the 4-neighbours of cell p are near[near_start[p] ..
+     * near_start[p + 1]); a closed pocket of uncovered cells must hold a multiple of
+     * ``unit`` cells, at least ``smallest``; unit = 0: no check.  Cells from ``reach``
+     * on in a window are never covered yet. */
+    int *near_start, *near, unit, smallest, reach;
+    int *border_start, *border;          /* per option, the cells next to it */
     volatile int cancel;
     size_t peak_states, peak_bytes;
 } Frontier;
@@ -95,13 +101,19 @@ static int layer_grow(Layer *l) {
     return 0;
 }
 
-/* Adds ``count`` to the state; returns a status other than DONE on failure. */
-static int layer_add(Layer *l, uint64_t window, uint64_t tail, uint64_t totals, uint64_t value, u128 count) {
+static int pockets_ok(const Frontier *s, int o, int layer, uint64_t window, uint64_t tail, uint64_t totals);
+
+/* Adds ``count`` to the state; returns a status other than DONE on failure.  With
+ * ``check``, a new state with a pocket no pieces can fill is kept with count 0 (dead: a
+ * live state never has count 0), so that reaching it again costs one look-up. */
+static int layer_add(Layer *l, uint64_t window, uint64_t tail, uint64_t totals, uint64_t value, u128 count,
+                     const Frontier *check, int o, int layer) {
     if (2 * (l->used + 1) > l->capacity && layer_grow(l)) return NO_MEMORY;
     size_t mask = l->capacity - 1, slot = mix(window, tail, totals) & mask;
     for (; l->index[slot]; slot = (slot + 1) & mask) {
         Entry *e = &l->entries[l->index[slot] - 1];
         if (e->window == window && e->tail == tail && e->totals == totals) {
+            if (e->count == 0) return DONE;
             u128 sum = e->count + count;
             if (sum < count) return OVERFLOW;
             e->count = sum;
@@ -116,6 +128,7 @@ static int layer_add(Layer *l, uint64_t window, uint64_t tail, uint64_t totals, 
         l->room = room;
     }
     if (l->used >= 0xFFFFFFF0u) return NO_MEMORY;
+    if (check && !pockets_ok(check, o, layer, window, tail, totals)) count = 0;
     Entry *e = &l->entries[l->used++];
     e->window = window; e->tail = tail; e->totals = totals; e->value = value; e->count = count; e->slot = (uint32_t)slot;
     l->index[slot] = (uint32_t)l->used;
@@ -158,17 +171,72 @@ static int good_has(const Frontier *s, uint64_t tail, uint64_t totals, uint64_t 
     return 0;
 }
 
+/* Whether the state (layer, window) just made by option o closed no pocket of uncovered
+ * cells that no set of pieces can fill.  A new pocket touches the new piece: each
+ * uncovered cell next to it is flooded through uncovered cells, giving up (no pocket)
+ * past POCKET_CELLS cells or on reaching a cell at or past ``reach``. */
+enum { POCKET_CELLS = 16 };
+
+static inline uint64_t moved(const Frontier *s, int o, uint64_t totals, int *ok);
+
+/* Whether some option not yet ruled out covers exactly the pocket (cells of the window). */
+static int fits_exactly(const Frontier *s, int layer, uint64_t pocket, uint64_t tail, uint64_t totals) {
+    int first = layer + __builtin_ctzll(pocket);
+    uint64_t shape = pocket >> __builtin_ctzll(pocket);
+    for (int o = s->first[first]; o < s->first[first + 1]; o++) {
+        int ok;
+        if (s->window[o] != shape || (s->tail[o] & tail)) continue;
+        moved(s, o, totals, &ok);
+        if (ok) return 1;
+    }
+    return 0;
+}
+
+static int pockets_ok(const Frontier *s, int o, int layer, uint64_t window, uint64_t tail, uint64_t totals) {
+    int room = s->n_cells - layer < s->reach ? s->n_cells - layer : s->reach;
+    uint64_t seen = 0;
+    for (int b = s->border_start[o]; b < s->border_start[o + 1]; b++) {
+        int j = s->border[b] - layer;
+        if (j < 0 || j >= room || ((window | seen) >> j & 1)) continue;
+        uint64_t part = 1ULL << j, grow = part;
+        int open = 0;
+        while (grow && !open) {
+            uint64_t more = 0;
+            for (uint64_t todo = grow; todo && !open; todo &= todo - 1) {
+                int p = layer + __builtin_ctzll(todo);
+                for (int k = s->near_start[p]; k < s->near_start[p + 1]; k++) {
+                    int q = s->near[k] - layer;
+                    if (q >= room) open = 1;
+                    else if (q >= 0) more |= (1ULL << q) & ~window & ~part;
+                }
+            }
+            part |= more;
+            grow = more;
+            if (__builtin_popcountll(part) > POCKET_CELLS) open = 1;
+        }
+        seen |= part;
+        if (!open) {
+            /* A pocket smaller than two pieces takes exactly one. */
+            int size = __builtin_popcountll(part);
+            if (size % s->unit || size < s->smallest) return 0;
+            if (size < 2 * s->smallest && !fits_exactly(s, layer, part, tail, totals)) return 0;
+        }
+    }
+    return 1;
+}
+
 static int scan(Frontier *s, double deadline, size_t budget, u128 *total) {
     Layer layers[2];
     memset(layers, 0, sizeof layers);
     Layer *cur = &layers[0], *next = &layers[1];
-    int status = layer_add(cur, 0, 0, 0, 0, 1);
+    int status = layer_add(cur, 0, 0, 0, 0, 1, NULL, 0, 0);
     unsigned long work = 0;
     for (int i = 0; status == DONE && i < s->n_cells; i++) {
         for (size_t k = 0; status == DONE && k < cur->used; k++) {
             Entry e = cur->entries[k];
+            if (e.count == 0) continue;
             if (e.window & 1) {
-                status = layer_add(next, e.window >> 1, e.tail, e.totals, e.value, e.count);
+                status = layer_add(next, e.window >> 1, e.tail, e.totals, e.value, e.count, NULL, 0, 0);
                 continue;
             }
             for (int o = s->first[i]; o < s->first[i + 1]; o++) {
@@ -181,7 +249,8 @@ static int scan(Frontier *s, double deadline, size_t budget, u128 *total) {
                     value += s->rho[o];
                     if (!good_has(s, tail & s->other_tail, totals & s->other_totals, s->region - value)) continue;
                 }
-                status = layer_add(next, (e.window | s->window[o]) >> 1, tail, totals, value, e.count);
+                status = layer_add(next, (e.window | s->window[o]) >> 1, tail, totals, value, e.count,
+                                   s->unit ? s : NULL, o, i + 1);
                 if (status != DONE) break;
             }
             if ((++work & 4095) == 0) {
@@ -217,7 +286,7 @@ static int scan(Frontier *s, double deadline, size_t budget, u128 *total) {
 static void Frontier_dealloc(Frontier *s) {
     free(s->first); free(s->window); free(s->tail); free(s->member_start); free(s->member_group);
     free(s->member_weight); free(s->lo); free(s->hi); free(s->shift); free(s->field);
-    free(s->other); free(s->rho); free(s->good);
+    free(s->other); free(s->rho); free(s->good); free(s->near_start); free(s->near); free(s->border_start); free(s->border);
     Py_TYPE(s)->tp_free((PyObject *)s);
 }
 
@@ -231,19 +300,78 @@ static int read_u64(PyObject *seq, Py_ssize_t k, uint64_t *out) {
 
 static int bit_length(uint64_t v) { int n = 0; while (v) { n++; v >>= 1; } return n; }
 
-/* Frontier(n_cells, options, groups, tail_full, pruning)
+/* near_start/near from a list per cell of its neighbours (empty when unit = 0). */
+static int read_nears(Frontier *s, int n_cells, PyObject *nears) {
+    Py_ssize_t listed = PySequence_Length(nears);
+    if (listed < 0) return -1;
+    if (s->unit && listed != n_cells) {
+        PyErr_SetString(PyExc_ValueError, "pockets need the neighbours of every cell");
+        return -1;
+    }
+    s->near_start = calloc(n_cells + 2, sizeof(int));
+    s->near = calloc(4 * (size_t)listed + 1, sizeof(int));
+    if (!s->near_start || !s->near) { PyErr_NoMemory(); return -1; }
+    int k = 0;
+    for (Py_ssize_t p = 0; p < listed; p++) {
+        s->near_start[p] = k;
+        PyObject *cell = PySequence_GetItem(nears, p);
+        Py_ssize_t n = cell ? PySequence_Length(cell) : -1;
+        for (Py_ssize_t j = 0; j < n && j < 4; j++) {
+            uint64_t q;
+            if (read_u64(cell, j, &q)) { n = -1; break; }
+            s->near[k++] = (int)q;
+        }
+        Py_XDECREF(cell);
+        if (n < 0) return -1;
+    }
+    for (Py_ssize_t p = listed; p <= n_cells; p++) s->near_start[p] = k;
+    return 0;
+}
+
+/* border_start/border: per option, the cells next to its cells (for pockets_ok). */
+static int build_borders(Frontier *s, Py_ssize_t n_options) {
+    size_t room = 64, used = 0;
+    s->border_start = calloc(n_options + 1, sizeof(int));
+    s->border = malloc(room * sizeof(int));
+    if (!s->border_start || !s->border) return -1;
+    for (int i = 0; i < s->n_cells; i++)
+        for (int o = s->first[i]; o < s->first[i + 1]; o++) {
+            s->border_start[o] = (int)used;
+            for (uint64_t cells = s->window[o]; cells; cells &= cells - 1) {
+                int p = i + __builtin_ctzll(cells);
+                for (int k = s->near_start[p]; k < s->near_start[p + 1]; k++) {
+                    int q = s->near[k], j = q - i, known = j >= 0 && j < 64 && (s->window[o] >> j & 1);
+                    for (size_t b = s->border_start[o]; !known && b < used; b++) known = s->border[b] == q;
+                    if (known) continue;
+                    if (used == room) {
+                        int *border = realloc(s->border, 2 * room * sizeof(int));
+                        if (border == NULL) return -1;
+                        s->border = border;
+                        room *= 2;
+                    }
+                    s->border[used++] = q;
+                }
+            }
+        }
+    s->border_start[n_options] = (int)used;
+    return 0;
+}
+
+/* Frontier(n_cells, options, groups, tail_full, pruning, pockets)
  *   options: per option (start cell, window mask from the start, tail mask, [(group, weight)],
  *            other, rho), sorted by start cell; the window's bit 0 is set;
  *   groups:  per group (lo, hi, shift), hi = 0 meaning no upper bound, its total packed at shift;
  *   pruning: (region, other_tail, other_totals, [(tail, totals, needed)]): the good set, or
- *            an empty list for none. */
+ *            an empty list for none;
+ *   pockets: (unit, smallest, reach, [neighbours of each cell]), unit 0 for no check. */
 static int Frontier_init(Frontier *s, PyObject *args, PyObject *kwds) {
     int n_cells;
-    PyObject *options, *groups, *good;
+    PyObject *options, *groups, *good, *nears;
     unsigned long long tail_full, region, other_tail, other_totals;
-    if (!PyArg_ParseTuple(args, "iOOK(KKKO)", &n_cells, &options, &groups, &tail_full, &region, &other_tail,
-                          &other_totals, &good))
+    if (!PyArg_ParseTuple(args, "iOOK(KKKO)(iiiO)", &n_cells, &options, &groups, &tail_full, &region, &other_tail,
+                          &other_totals, &good, &s->unit, &s->smallest, &s->reach, &nears))
         return -1;
+    if (read_nears(s, n_cells, nears)) return -1;
     Py_ssize_t n_options = PySequence_Length(options), n_groups = PySequence_Length(groups);
     Py_ssize_t n_good = PySequence_Length(good);
     if (n_options < 0 || n_groups < 0 || n_good < 0) return -1;
@@ -344,6 +472,10 @@ static int Frontier_init(Frontier *s, PyObject *args, PyObject *kwds) {
     if (ok) {
         for (; previous < n_cells; previous++) s->first[previous + 1] = (int)n_options;
         s->member_start[n_options] = k;
+        if (s->unit && build_borders(s, n_options)) {
+            PyErr_NoMemory();
+            ok = 0;
+        }
     }
     for (Py_ssize_t o = 0; o < n_options; o++) Py_XDECREF(rows[o]);
     free(rows);

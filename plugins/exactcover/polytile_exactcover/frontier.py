@@ -19,6 +19,11 @@ them with a completion).  The values are combined into one 64-bit number by a ra
 linear map, so equal vectors give equal numbers; a coincidence of two different
 vectors only keeps a state that could have gone, it never drops one that has a
 completion.
+
+And it sets up the **pocket check**: when a placement closes off uncovered cells from
+the rest of the region (4-neighbours, pieces being connected), those cells must be
+filled by pieces inside them, so their number must be a sum of piece sizes, and a pocket
+smaller than two pieces must be exactly the shape of an option still allowed.
 """
 
 from __future__ import annotations
@@ -55,11 +60,18 @@ class Pruning:
     good: tuple[tuple[int, int, int], ...] = ()
     modulus: int = 0
 
-    def note(self) -> str:
-        """What the scan prunes by, for ``details["frontier_pruning"]``."""
-        if not self.modulus:
-            return "none"
-        return f"colours mod {self.modulus}: {len(self.good)} values the other pieces can take"
+
+@attrs.frozen
+class Pockets:
+    """The pocket check's data for ``_frontier.Frontier``: every set of pieces covers a
+    multiple of ``unit`` cells, at least ``smallest``; ``neighbours[p]`` are the scan
+    positions of cell p's 4-neighbours; ``reach`` is how far ahead a window can be
+    covered.  ``unit`` 0: no check."""
+
+    unit: int = 0
+    smallest: int = 0
+    reach: int = 0
+    neighbours: tuple[tuple[int, ...], ...] = ()
 
 
 @attrs.frozen
@@ -71,6 +83,18 @@ class Layout:
     groups: list[tuple[int, int, int]]
     tail_full: int
     pruning: Pruning
+    pockets: Pockets
+
+    def pruned_by(self) -> str:
+        """What the scan prunes by, for ``details["frontier_pruning"]``."""
+        ways = []
+        if self.pruning.modulus:
+            ways.append(
+                f"colours mod {self.pruning.modulus} ({len(self.pruning.good)} values the other pieces can take)"
+            )
+        if self.pockets.unit:
+            ways.append(f"closed pockets (a multiple of {self.pockets.unit} cells, at least {self.pockets.smallest})")
+        return ", ".join(ways) or "none"
 
 
 def layout(problem: CoverProblem) -> Layout | str:
@@ -115,7 +139,7 @@ def layout(problem: CoverProblem) -> Layout | str:
         ((*row, int(value is not None), value or 0) for row, value in zip(rows, values, strict=True)),
         key=lambda row: row[0],
     )
-    return Layout(n_cells, options, groups, (1 << tail) - 1, pruning)
+    return Layout(n_cells, options, groups, (1 << tail) - 1, pruning, pockets(problem, rows, n_cells))
 
 
 def frontier(plan: Layout) -> Frontier:
@@ -126,7 +150,55 @@ def frontier(plan: Layout) -> Frontier:
         plan.groups,
         plan.tail_full,
         (pruning.region, pruning.other_tail, pruning.other_totals, pruning.good),
+        (plan.pockets.unit, plan.pockets.smallest, plan.pockets.reach, plan.pockets.neighbours),
     )
+
+
+def pockets(problem: CoverProblem, rows, n_cells: int) -> Pockets:
+    """The pocket check, when it is sound and can refuse something: every option places a
+    connected piece on the cells it covers, each cell's place is certain (the one cell
+    all the placements covering it share), and the pieces' sizes are not all 1.  A pocket
+    of uncovered cells closed off by covered ones can only be filled by pieces inside it,
+    so its size must be a sum of piece sizes: a multiple of their gcd, at least the
+    smallest."""
+    shapes = problem.shapes
+    if len(shapes) != len(rows) or not n_cells:
+        return Pockets()
+    places: list[set[tuple[int, int]] | None] = [None] * n_cells
+    sizes = set()
+    for shape, (start, window, _, _) in zip(shapes, rows, strict=True):
+        cells = [start + bit for bit in range(window.bit_length()) if window >> bit & 1]
+        if len(shape) != len(cells) or not _connected(shape):
+            return Pockets()
+        sizes.add(len(cells))
+        for position in cells:
+            common = places[position]
+            places[position] = set(shape) if common is None else common & set(shape)
+    if any(common is None or len(common) != 1 for common in places):
+        return Pockets()
+    cell_at = [next(iter(common)) for common in places if common is not None]
+    position_of = {cell: position for position, cell in enumerate(cell_at)}
+    if len(position_of) != n_cells or (gcd(*sizes) == 1 and min(sizes) == 1):
+        return Pockets()
+    neighbours = tuple(
+        tuple(position_of[near] for near in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)) if near in position_of)
+        for x, y in cell_at
+    )
+    reach = max(window.bit_length() for _, window, _, _ in rows)
+    return Pockets(gcd(*sizes), min(sizes), reach, neighbours)
+
+
+def _connected(shape) -> bool:
+    cells = set(shape)
+    seen = {shape[0]}
+    todo = [shape[0]]
+    while todo:
+        x, y = todo.pop()
+        for near in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+            if near in cells and near not in seen:
+                seen.add(near)
+                todo.append(near)
+    return len(seen) == len(cells)
 
 
 def invariant(problem: CoverProblem, rows, groups) -> tuple[Pruning, list[int | None]]:

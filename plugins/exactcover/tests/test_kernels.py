@@ -18,7 +18,7 @@ import polytile_exactcover
 import pytest
 from polytile_exactcover import ExactCoverBackend, ExactCoverOptions
 from polytile_exactcover.cover import cover_problem
-from polytile_exactcover.frontier import Pruning, frontier, layout
+from polytile_exactcover.frontier import Pockets, Pruning, frontier, layout
 
 from polytile_core import api
 from polytile_core.config.pipeline import make_plan, read_pipeline
@@ -218,7 +218,19 @@ def test_a_notched_board_of_bars_is_pruned_and_counted_as_by_search():
     assert 5 * peak < whole_peak
     result, _ = solve(model, "count")
     assert result.count == count
-    assert result.details["exactcover_frontier_pruning"].startswith("colours mod 4")
+    assert result.details["exactcover_frontier_pruning"].startswith("colours mod 4 (")
+
+
+def test_closed_pockets_cut_the_scan_of_5x12_pentominoes():
+    """5×12 with the 12 pentominoes (oracles.md: 4,040): the scan that drops states with a
+    closed pocket no piece fills gives the published count with fewer states at its peak."""
+    plan = api.plan((12, 5), [api.family("pentominoes")], host=HOST)
+    scan = layout(cover_problem(build_tiling(plan.pieces, plan.region)))
+    assert (scan.pockets.unit, scan.pockets.smallest) == (5, 5)
+    with_pockets = frontier(scan).run(1 << 62, 0.0)
+    without = frontier(attrs.evolve(scan, pockets=Pockets())).run(1 << 62, 0.0)
+    assert with_pockets[1] == without[1] == 4040
+    assert with_pockets[2] < without[2]
 
 
 @pytest.mark.slow
