@@ -225,18 +225,56 @@ static int pockets_ok(const Frontier *s, int o, int layer, uint64_t window, uint
     return 1;
 }
 
+/* States waiting to be added to the next layer: their index slots, then the entries
+ * those point to, are fetched from memory for a whole batch before any is added (the
+ * table is most of the scan's time, and its look-ups are cache misses). */
+typedef struct {
+    uint64_t window, tail, totals, value;
+    u128 count;
+    int option, check;
+} Pending;
+
+enum { BATCH = 32 };  /* plus room for every successor of one state */
+
+static int flush(const Frontier *s, Layer *next, Pending *pending, int *waiting, int layer) {
+    if (next->capacity) {
+        size_t mask = next->capacity - 1;
+        for (int k = 0; k < *waiting; k++)
+            __builtin_prefetch(&next->index[mix(pending[k].window, pending[k].tail, pending[k].totals) & mask]);
+        for (int k = 0; k < *waiting; k++) {
+            uint32_t at = next->index[mix(pending[k].window, pending[k].tail, pending[k].totals) & mask];
+            if (at) __builtin_prefetch(&next->entries[at - 1]);
+        }
+    }
+    int status = DONE;
+    for (int k = 0; status == DONE && k < *waiting; k++) {
+        Pending *p = &pending[k];
+        status = layer_add(next, p->window, p->tail, p->totals, p->value, p->count, p->check ? s : NULL, p->option,
+                           layer);
+    }
+    *waiting = 0;
+    return status;
+}
+
 static int scan(Frontier *s, double deadline, size_t budget, u128 *total) {
     Layer layers[2];
     memset(layers, 0, sizeof layers);
     Layer *cur = &layers[0], *next = &layers[1];
     int status = layer_add(cur, 0, 0, 0, 0, 1, NULL, 0, 0);
     unsigned long work = 0;
+    int most = 0, waiting = 0;
+    for (int i = 0; i < s->n_cells; i++)
+        if (s->first[i + 1] - s->first[i] > most) most = s->first[i + 1] - s->first[i];
+    int room = BATCH + most + 1;
+    Pending *pending = malloc(room * sizeof(Pending));
+    if (pending == NULL) status = NO_MEMORY;
     for (int i = 0; status == DONE && i < s->n_cells; i++) {
         for (size_t k = 0; status == DONE && k < cur->used; k++) {
             Entry e = cur->entries[k];
             if (e.count == 0) continue;
+            if (waiting + (s->first[i + 1] - s->first[i]) + 1 > room) status = flush(s, next, pending, &waiting, i + 1);
             if (e.window & 1) {
-                status = layer_add(next, e.window >> 1, e.tail, e.totals, e.value, e.count, NULL, 0, 0);
+                pending[waiting++] = (Pending){e.window >> 1, e.tail, e.totals, e.value, e.count, 0, 0};
                 continue;
             }
             for (int o = s->first[i]; o < s->first[i + 1]; o++) {
@@ -249,9 +287,7 @@ static int scan(Frontier *s, double deadline, size_t budget, u128 *total) {
                     value += s->rho[o];
                     if (!good_has(s, tail & s->other_tail, totals & s->other_totals, s->region - value)) continue;
                 }
-                status = layer_add(next, (e.window | s->window[o]) >> 1, tail, totals, value, e.count,
-                                   s->unit ? s : NULL, o, i + 1);
-                if (status != DONE) break;
+                pending[waiting++] = (Pending){(e.window | s->window[o]) >> 1, tail, totals, value, e.count, o, s->unit != 0};
             }
             if ((++work & 4095) == 0) {
                 if (s->cancel) status = CANCELLED;
@@ -259,6 +295,7 @@ static int scan(Frontier *s, double deadline, size_t budget, u128 *total) {
             }
             if (status == DONE && next->used > budget) status = BUDGET;
         }
+        if (status == DONE) status = flush(s, next, pending, &waiting, i + 1);
         if (next->used > s->peak_states) s->peak_states = next->used;
         if (layer_bytes(cur) + layer_bytes(next) > s->peak_bytes) s->peak_bytes = layer_bytes(cur) + layer_bytes(next);
         layer_clear(cur);
@@ -278,6 +315,7 @@ static int scan(Frontier *s, double deadline, size_t budget, u128 *total) {
             *total = sum;
         }
     }
+    free(pending);
     layer_free(&layers[0]);
     layer_free(&layers[1]);
     return status;
