@@ -15,6 +15,10 @@
  * Counts are unsigned 128-bit integers; an addition that would overflow stops the scan
  * with status "overflow" (the caller then counts with Python's integers).  The scan
  * stops with status "budget" when a layer passes ``budget`` states.
+ *
+ * Two checks drop states no tiling can finish (frontier.py finds their data; neither can
+ * change a count): a colouring invariant of the pieces with few copies (good_has), and
+ * closed pockets of uncovered cells no set of pieces can fill (pockets_ok).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
