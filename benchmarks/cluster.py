@@ -12,15 +12,14 @@ the cost of a run is all overhead) and 9×9 minus a corner with 20 L-tetrominoes
 from __future__ import annotations
 
 import argparse
-import logging
 import statistics
 import tempfile
 import time
 from pathlib import Path
 
 import attrs
-from distributed import Client, LocalCluster
-from polytile_dask import DaskOptions
+from distributed import Client
+from polytile_dask import DaskOptions, local_cluster
 
 from polytile_core.config.pipeline import load_plan
 from polytile_core.host.registry import Host
@@ -62,14 +61,7 @@ def main() -> None:
     arguments = parser.parse_args()
     host = Host()
     started = time.perf_counter()
-    cluster = LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address=":0",
-        silence_logs=logging.ERROR,
-    )
+    cluster = local_cluster(2)
     client = Client(cluster)
     print(f"local Dask cluster (2 workers) started in {time.perf_counter() - started:.1f} s")
     try:

@@ -5,7 +5,7 @@ up by an untimed run).  Exact cover counts with dancing links (``counter = "sear
 ``kernel = "dlx"``; issue 24's ``counter = "dlx"``).
 
     .venv/bin/python benchmarks/scaleout.py [--repeat 3] [--only 9x9] [--no-dask]
-    .venv/bin/python benchmarks/scaleout.py --long [--whole-cpu SECONDS]
+    .venv/bin/python benchmarks/scaleout.py --long [--board 7x12] [--parts 4096] [--one-at-a-time]
 
 For each instance it prints the work (CPU seconds in one thread, so that the load of a
 shared machine does not enter): the whole problem, Σ tree parts / whole (alternately,
@@ -14,24 +14,29 @@ simulated from the tree part times on 8, 32 and 128 workers (greedy: a free work
 the next part, in the split's order); then wall times of the whole on one core against
 the tree split on one job and on two (process pool, Dask) and the checkerboard split on two.
 
-``--long`` runs the long job instead: counting the 1,031,151,241 domino tilings of 8×10
-(Kasteleyn's formula) with dancing links, whole on one core, then split by the tree into
-4,096 parts (32 per worker of 128) solved on two jobs; the simulation uses those part
-times.  With ``--whole-cpu`` (the whole's CPU seconds from an earlier ``--long``) it
-measures the CPU seconds of the 4,096 parts one after another in one thread instead.
+``--long`` runs the long job instead: counting the 2,188,978,117 domino tilings of 7×12
+with dancing links, about eight CPU minutes on one core.  Two processes run at once (one
+per core of a 2-core machine): one counts the whole problem, the other splits it by the
+tree into 4,096 parts (32 per worker of 128) and solves them one after another; each is
+timed in CPU seconds of its own thread.  It prints Σ parts / whole and the makespan
+simulated from the part times on 8, 32 and 128 workers.  ``--board 4x6`` checks the
+script in seconds.
 
 Counts: 6×10 pentominoes 9,356; 9×9 minus a corner with 20 L-tetrominoes 1,709,594
-(docs/oracles.md); 8×10 dominoes from Kasteleyn's product formula, computed here.
+(docs/oracles.md); dominoes from Kasteleyn's product formula, computed here (7×12 checked
+against a transfer-matrix count and OEIS A099390's row 7, A028468).
 """
 
 from __future__ import annotations
 
 import argparse
 import heapq
-import logging
+import json
 import math
 import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 import uuid
@@ -39,6 +44,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import attrs
+import polytile_exactcover
 from polytile_checkerboard import CheckerboardSplit
 from polytile_exactcover import ExactCoverBackend, ExactCoverOptions
 from polytile_tree import TreeOptions, TreeSplit
@@ -59,7 +65,6 @@ NINE_BY_NINE = (
     "[region]\nrows = [" + ", ".join(['"########."'] + ['"#########"'] * 8) + "]\n\n"
     '[[pieces]]\nshape = ["###", "#.."]\nname = "L"\ncount = 20\n'
 )
-DOMINOES_8X10 = '[region]\nwidth = 10\nheight = 8\n\n[[pieces]]\nshape = ["##"]\nname = "D"\nunlimited = true\n'
 
 
 def kasteleyn(m: int, n: int) -> int:
@@ -90,7 +95,10 @@ INSTANCES = {
     "6x10-list": ("6×10, the 12 pentominoes, list", PENTOMINOES, "all", 9_356),
     "9x9": ("9×9 minus a corner, 20 L-tetrominoes, count", NINE_BY_NINE, "count", 1_709_594),
 }
-LONG = ("8×10 dominoes, count", DOMINOES_8X10, "count", kasteleyn(8, 10))
+# The long job: dominoes on 7×12, 2,188,978,117 tilings (Kasteleyn; OEIS A099390), in
+# 4,096 tree parts (32 per worker of 128).
+LONG_BOARD = "7x12"
+LONG_PARTS = 4096
 
 
 def pipeline(body: str, mode: str, split: str | None, options: dict[str, str]) -> Path:
@@ -172,6 +180,48 @@ def work(model, mode: str, expected: int, parts) -> tuple[float, list[float]]:
     return sum(seconds), seconds
 
 
+def beyond_the_kernel(model: Model, mode: str, parts) -> list[float]:
+    """CPU seconds of each tree part beyond its search: the part solved in this thread,
+    less what exact cover's kernels spent in ``run`` (timed by wrapping
+    ``polytile_exactcover.run_kernel``, every kernel's way in).  What is left is the part's
+    own cost: pinning, its cover made from the whole model's, the kernel's set-up, the answer."""
+    settings = SolveSettings(mode=cast(Mode, mode))
+    parcel = ModelParcel(uuid.uuid4().hex, model)
+    in_kernel: list[float] = []
+    run_kernel = polytile_exactcover.run_kernel
+
+    class Timed:
+        """A kernel whose ``run`` is timed (the stop relay around it is the part's cost)."""
+
+        def __init__(self, kernel):
+            self.kernel = kernel
+            self.cancel = kernel.cancel
+
+        def run(self, *args):
+            started = time.thread_time()
+            try:
+                return self.kernel.run(*args)
+            finally:
+                in_kernel.append(time.thread_time() - started)
+
+    def timed_kernel(kernel, limits, *args):
+        return run_kernel(Timed(kernel), limits, *args)
+
+    beyond = []
+    polytile_exactcover.run_kernel = timed_kernel
+    try:
+        for part in parts:
+            in_kernel.clear()
+            started = time.thread_time()
+            splitting.solve_fixed_part(
+                ExactCoverBackend, DLX, parcel, part.fixed, settings, None if mode == "all" else 0
+            )
+            beyond.append(time.thread_time() - started - sum(in_kernel))
+    finally:
+        polytile_exactcover.run_kernel = run_kernel
+    return beyond
+
+
 def measure(host: Host, key: str, repeat: int, scheduler: str | None) -> None:
     name, body, mode, expected = INSTANCES[key]
     print(f"\n## {name} ({load()})")
@@ -205,6 +255,12 @@ def measure(host: Host, key: str, repeat: int, scheduler: str | None) -> None:
         f"checkerboard, {len(checker_parts)} parts searched: Σ parts / whole = {checker_cpu / whole_cpu:.2f}"
     )
     print(f"  (Σ tree parts − whole) / parts = {1000 * (sum(part_seconds) - whole_cpu) / len(tree_parts):.1f} ms")
+    beyond = beyond_the_kernel(model, mode, tree_parts)
+    print(
+        f"  CPU per tree part beyond its search: median {1000 * statistics.median(beyond):.2f} ms, "
+        f"mean {1000 * statistics.mean(beyond):.2f} ms (the first, which reads the whole model: "
+        f"{1000 * beyond[0]:.1f} ms)"
+    )
     print(f"  makespan simulated from these part times: {simulation(whole_cpu, tuple(part_seconds))}")
 
     # Wall times: the whole on one core against two jobs.
@@ -234,64 +290,98 @@ def measure(host: Host, key: str, repeat: int, scheduler: str | None) -> None:
     )
 
 
-def measure_long(host: Host) -> None:
-    name, body, mode, expected = LONG
-    print(f"\n## the long job: {name}, {expected:,} tilings ({load()})")
-    whole = timed(host, pipeline(body, mode, None, {}), expected)
-    print(f"whole, one core: {whole.wall:.1f} s wall, {whole.cpu:.1f} s cpu ({load()})")
-    tree = timed(host, pipeline(body, mode, "tree", {"tree": "parts = 4096"}), expected, jobs=2, executor="process")
-    total = sum(tree.part_seconds)
-    print(
-        f"tree, 4096 parts, --jobs 2: {tree.wall:.1f} s wall ({whole.wall / tree.wall:.2f}×), "
-        f"Σ parts {total:.1f} s = {total / whole.wall:.2f} × whole, "
-        f"longest part {max(tree.part_seconds):.2f} s ({load()})"
-    )
-    print(f"simulated from these part times: {simulation(whole.wall, tree.part_seconds)}")
-    print(f"  (against Σ parts instead of the whole: {simulation(total, tree.part_seconds)})")
+def long_board(text: str) -> tuple[str, str, int]:
+    """(the long job's name, its pipeline body, its count) for dominoes on ``HEIGHTxWIDTH``."""
+    height, width = (int(side) for side in text.lower().split("x"))
+    body = f'[region]\nwidth = {width}\nheight = {height}\n\n[[pieces]]\nshape = ["##"]\nname = "D"\nunlimited = true\n'
+    return f"{height}×{width} dominoes, count", body, kasteleyn(height, width)
 
 
-def measure_long_work(host: Host, whole_cpu: float) -> None:
-    name, body, mode, expected = LONG
-    print(f"\n## the long job, work: {name}, {expected:,} tilings, whole {whole_cpu:.1f} CPU s ({load()})")
-    plan = load_plan(pipeline(body, mode, None, {}), host)
+def long_side(host: Host, side: str, board: str, parts: int, out: Path) -> None:
+    """One side of the long job in this process, in CPU seconds of this thread: the whole
+    count, or the tree split and its parts one after another.  Written to ``out`` as JSON."""
+    _, body, expected = long_board(board)
+    plan = load_plan(pipeline(body, "count", None, {}), host)
     model = plan.build()
-    started = time.thread_time()
-    parts = list(TreeSplit().split(plan.tiling_problem(), model, plan.build, TreeOptions(parts=4096)).parts)
-    print(f"split into {len(parts)} parts in {time.thread_time() - started:.1f} CPU s")
-    total, seconds = work(model, mode, expected, parts)
-    print(f"Σ parts {total:.1f} CPU s = {total / whole_cpu:.3f} × whole; longest part {max(seconds):.2f} s ({load()})")
-    print(f"makespan simulated from these part times: {simulation(whole_cpu, tuple(seconds))}")
+    report: dict[str, Any] = {"side": side, "load_before": os.getloadavg()[0]}
+    wall = time.perf_counter()
+    if side == "whole":
+        report["cpu"], _ = work(model, "count", expected, [model])
+    else:
+        started = time.thread_time()
+        split = TreeSplit().split(plan.tiling_problem(), model, plan.build, TreeOptions(parts=parts))
+        tree_parts = list(split.parts)
+        report["split_cpu"] = time.thread_time() - started
+        report["depth"] = split.summary.get("depth")
+        report["cpu"], report["part_cpu"] = work(model, "count", expected, tree_parts)
+    report["wall"] = time.perf_counter() - wall
+    report["load_after"] = os.getloadavg()[0]
+    out.write_text(json.dumps(report), encoding="utf-8")
+
+
+def measure_long(board: str, parts: int, *, at_once: bool) -> None:
+    """The long job: the whole count and its tree parts, each side in a process of its own,
+    timed in CPU seconds of one thread; both at once (one per core of a 2-core machine)
+    unless ``at_once`` is false."""
+    name, _, expected = long_board(board)
+    print(f"\n## the long job: {name}, {expected:,} tilings (Kasteleyn), {parts} tree parts ({load()})")
+    folder = Path(tempfile.mkdtemp())
+    sides = {}
+    for side in ("whole", "parts"):
+        out = folder / f"{side}.json"
+        command = [sys.executable, __file__, "--long-side", side, "--board", board, "--parts", str(parts), "--out"]
+        sides[side] = (subprocess.Popen([*command, str(out)]), out)
+        if not at_once:
+            sides[side][0].wait()
+    for side, (process, _) in sides.items():
+        if process.wait() != 0:
+            raise SystemExit(f"the {side} side failed (exit {process.returncode})")
+    whole, split = (json.loads(out.read_text(encoding="utf-8")) for _, out in sides.values())
+    part_cpu = tuple(split["part_cpu"])
+    total = sum(part_cpu)
+    print(
+        f"whole: {whole['cpu']:.1f} CPU s ({whole['wall']:.1f} s wall, load {whole['load_before']:.1f} → "
+        f"{whole['load_after']:.1f})"
+    )
+    print(
+        f"tree: split into {len(part_cpu)} parts (depth {split['depth']}) in {split['split_cpu']:.2f} CPU s; "
+        f"Σ parts {total:.1f} CPU s = {total / whole['cpu']:.3f} × whole; (Σ − whole) / parts = "
+        f"{1000 * (total - whole['cpu']) / len(part_cpu):.2f} ms; longest part {max(part_cpu):.2f} s "
+        f"({split['wall']:.1f} s wall)"
+    )
+    print(f"makespan simulated from these part times, against the whole: {simulation(whole['cpu'], part_cpu)}")
+    print(f"  (against Σ parts instead of the whole: {simulation(total, part_cpu)}) ({load()})")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="runs of the whole and the tree parts, alternately")
     parser.add_argument("--only", choices=sorted(INSTANCES), action="append")
-    parser.add_argument("--long", action="store_true", help="run the long job (8×10 dominoes) only")
+    parser.add_argument("--long", action="store_true", help=f"run the long job only ({LONG_BOARD} dominoes)")
+    parser.add_argument("--board", default=LONG_BOARD, help="with --long: the domino board, HEIGHTxWIDTH")
+    parser.add_argument("--parts", type=int, default=LONG_PARTS, help="with --long: tree parts")
+    parser.add_argument(
+        "--one-at-a-time", action="store_true", help="with --long: the whole, then the parts (default: both at once)"
+    )
     parser.add_argument("--no-dask", action="store_true")
-    parser.add_argument("--whole-cpu", type=float, help="with --long: measure the parts' CPU seconds against this")
+    parser.add_argument("--long-side", choices=["whole", "parts"], help=argparse.SUPPRESS)
+    parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     arguments = parser.parse_args()
+    if arguments.long_side:
+        long_side(Host(), arguments.long_side, arguments.board, arguments.parts, arguments.out)
+        return
     splitting.MAX_REPORTS = 10**6  # every part's time, for the simulation
     host = Host()
     print(f"polytile scale-out benchmark, {time.strftime('%Y-%m-%d %H:%M')}, {os.uname().nodename}, {load()}")
     if arguments.long:
-        if arguments.whole_cpu:
-            measure_long_work(host, arguments.whole_cpu)
-        else:
-            measure_long(host)
+        measure_long(arguments.board, arguments.parts, at_once=not arguments.one_at_a_time)
         return
     cluster = client = None
     if not arguments.no_dask:
-        from distributed import Client, LocalCluster
+        from distributed import Client
+        from polytile_dask import local_cluster
 
-        cluster = LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address=":0",
-            silence_logs=logging.ERROR,
-        )
+        cluster = local_cluster(2)
         client = Client(cluster)
         warm = pipeline(NINE_BY_NINE, "count", "tree", {"tree": "parts = 8"})
         timed(host, warm, 1_709_594, jobs=2, executor="dask", scheduler=cluster.scheduler_address)

@@ -86,7 +86,9 @@ class DecomposerCapabilities:
     without search, that no tiling exists (``Split.impossible``), so ``auto`` races it
     alongside the search routes when it looks for one tiling.  ``when_long``: a count or
     listing on ``min_jobs`` or more jobs is split by it when a short probe of the whole
-    problem does not finish (``polytile_core.solve.autosplit``).
+    problem does not finish (``polytile_core.solve.autosplit``).  ``subtrees``: each part
+    is one subtree of a search (the whole model with a branch's choices fixed), so the
+    backend is told to count it by search (``SolveSettings.subtree``).
     """
 
     modes: frozenset[str] = attrs.field(
@@ -99,6 +101,7 @@ class DecomposerCapabilities:
     min_jobs: int = 1
     certificate: bool = False
     when_long: bool = False
+    subtrees: bool = False
 
     @property
     def one_solution_only(self) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import itertools
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -25,6 +26,9 @@ from polytile_core.model.zero_one import Model
 from polytile_core.output.results import Found, Result, Termination
 
 Mode = Literal["one", "all", "count", "optimize"]
+# What a backend was doing (``BackendResult.work``): walking a tree of choices, which a
+# split into subtrees divides, or filling a whole-problem table, which it does not.
+Work = Literal["search", "table"]
 
 # Called with the sorted decision variables that are 1 (and the objective value, if any).
 OnSolution = Callable[[list[int]], None]
@@ -42,6 +46,10 @@ class SolveSettings:
     # Also solve up to the model's symmetries (``Model.symmetries``); only a backend that
     # declares ``distinct_in_search`` is asked, the run does it generically for the others.
     distinct: bool = False
+    # The model is one subtree of a search (a part of a split that declares
+    # ``subtrees``): a backend with several ways to count counts it by search, not by a
+    # whole-problem table that would be built again for every part.  Others ignore it.
+    subtree: bool = False
 
 
 @attrs.frozen
@@ -58,27 +66,60 @@ class BackendResult:
     distinct_count: int | None = None
     # Facts about how the answer was reached (e.g. how the bound was proved), for Result.details.
     details: dict = attrs.Factory(dict)
+    # What kind of work it was doing when it returned (``Work``); None: it does not say.
+    # The default route splits a long count or listing only when the work was a search.
+    work: Work | None = None
+
+
+class _StopRelay:
+    """One thread per process that calls each watched solver's ``halt`` soon after its
+    stop event is set.  A solve registers and unregisters (a lock and a dict entry), so a
+    run of thousands of short solves (the parts of a tree split) starts no thread per solve."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._watched: dict[int, tuple[threading.Event, Callable[[], None], float]] = {}
+        self._tokens = itertools.count()
+        self._thread: threading.Thread | None = None
+
+    def watch(self, stop: threading.Event, halt: Callable[[], None], every: float) -> int:
+        with self._changed:
+            token = next(self._tokens)
+            self._watched[token] = (stop, halt, every)
+            if self._thread is None or not self._thread.is_alive():  # first use, or a forked child
+                self._thread = threading.Thread(target=self._run, name="polytile-stop-relay", daemon=True)
+                self._thread.start()
+            self._changed.notify()
+            return token
+
+    def unwatch(self, token: int) -> None:
+        """After this returns, the solve's ``halt`` is not called any more."""
+        with self._changed:
+            self._watched.pop(token, None)
+
+    def _run(self) -> None:
+        with self._changed:
+            while True:
+                for token, (stop, halt, _) in list(self._watched.items()):
+                    if stop.is_set():
+                        del self._watched[token]
+                        halt()
+                every = min((every for _, _, every in self._watched.values()), default=None)
+                self._changed.wait(every)
+
+
+_relay = _StopRelay()
 
 
 @contextlib.contextmanager
 def relay_stop(stop: threading.Event, halt: Callable[[], None], every: float = 0.05) -> Iterator[None]:
     """Call ``halt`` (the solver's own way to stop) soon after ``stop`` is set, while the
     block runs: a solver busy in native code cannot watch a Python event itself."""
-    finished = threading.Event()
-
-    def watch() -> None:
-        while not finished.wait(every):
-            if stop.is_set():
-                halt()
-                return
-
-    watcher = threading.Thread(target=watch, name="polytile-stop-relay", daemon=True)
-    watcher.start()
+    token = _relay.watch(stop, halt, every)
     try:
         yield
     finally:
-        finished.set()
-        watcher.join()
+        _relay.unwatch(token)
 
 
 class Backend(Protocol):
@@ -109,9 +150,12 @@ class Builder(Protocol):
 class Decomposer(Protocol):
     """Splits a tiling problem into parts.  ``model`` is the whole problem's model (a part
     is usually ``model.restricted(...)``); ``build`` builds the model of another tiling
-    problem with the plan's builder."""
+    problem with the plan's builder; ``jobs`` is how many parts will run at once (a split
+    that makes as many parts as it likes makes tens per job)."""
 
-    def split(self, problem: TilingProblem, model: Model, build: BuildModel, options: Any, /) -> Split: ...
+    def split(
+        self, problem: TilingProblem, model: Model, build: BuildModel, options: Any, /, *, jobs: int = 1
+    ) -> Split: ...
 
 
 class ExecutorFactory(Protocol):

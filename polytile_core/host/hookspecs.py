@@ -60,9 +60,11 @@ def polytile_register_decomposers(register: Register[Decomposer]) -> None:
     """Register decomposers, chosen by ``[split] method = "name"``.
 
     ``register(name, decomposer, *, options=None, help, capabilities=None)`` where
-    ``decomposer`` has ``split(problem, model, build, options) -> polytile_core.model.parts.Split``
-    and ``capabilities`` is a ``polytile_core.host.capabilities.DecomposerCapabilities``
-    (the modes it serves, what its parts add, whether ``backend = "auto"`` tries it;
+    ``decomposer`` has ``split(problem, model, build, options, *, jobs=1) -> polytile_core.model.parts.Split``
+    (``jobs``: how many parts run at once) and ``capabilities`` is a
+    ``polytile_core.host.capabilities.DecomposerCapabilities`` (the modes it serves, what
+    its parts add, whether ``backend = "auto"`` tries it, whether its parts are subtrees
+    of one search, which the backend is then told with ``SolveSettings.subtree``;
     without one the split serves every mode and ``auto`` never picks it).
     """
 

@@ -85,6 +85,15 @@ class Placement:
     cells: Cells
 
 
+@attrs.frozen(eq=False)
+class Pins:
+    """How a pinned model was made (``Model.pinned``): the model ``base`` with the
+    variables ``fixed`` pinned to 1."""
+
+    base: Model
+    fixed: tuple[int, ...]
+
+
 @attrs.define
 class Model:
     """A 0-1 linear program with labelled variables.
@@ -105,6 +114,8 @@ class Model:
     solution (for a tiling: the region's symmetries), identity first, forming a group;
     empty when unknown.  "Distinct" solutions are counted up to these; for a tiling the
     run fills them in (``symmetry.placement_symmetries``) when distinct is asked.
+    ``pins``, set by ``pinned`` only, says which model this one pins variables of, so a
+    backend may reuse what it made of that base model (``pinned_on`` checks it still holds).
     """
 
     name: str = "model"
@@ -120,6 +131,7 @@ class Model:
     verify: Callable[[Any], None] | None = None
     symmetries: list[tuple[int, ...]] = attrs.Factory(list)
     problem: Any = None
+    pins: Pins | None = None
 
     @property
     def num_variables(self) -> int:
@@ -158,10 +170,28 @@ class Model:
     def pinned(self, fixed: Iterable[int]) -> Model:
         """This model with the variables ``fixed`` pinned to 1, one row ``x == 1`` each:
         how the tree split makes a part.  The model's lists are shared, not copied, so it
-        costs microseconds; exact cover takes a pinned row first (one candidate), a MIP
-        presolve removes it, and solutions keep the whole model's variables."""
+        costs microseconds; a backend that reads ``pins`` derives the part from what it
+        made of the whole model, the others see the rows (exact cover takes a pinned row
+        first, a MIP presolve removes it), and solutions keep the whole model's variables."""
+        fixed = tuple(fixed)
         pins = [Constraint(((var, 1),), "==", 1, f"fixed {self.labels[var]}") for var in fixed]
-        return attrs.evolve(self, constraints=self.constraints + pins, symmetries=[])
+        earlier = self.pinned_on()
+        base, before = (self, ()) if earlier is None else (earlier.base, earlier.fixed)
+        return attrs.evolve(self, constraints=self.constraints + pins, symmetries=[], pins=Pins(base, before + fixed))
+
+    def pinned_on(self) -> Pins | None:
+        """``pins``, if this model is still its base with one row per pinned variable
+        added (a model evolved from a pinned one with other rows is not)."""
+        pins = self.pins
+        if pins is None:
+            return None
+        base = pins.base
+        same = (
+            self.labels is base.labels
+            and self.objective is base.objective
+            and len(self.constraints) == len(base.constraints) + len(pins.fixed)
+        )
+        return pins if same else None
 
     def restricted(
         self, keep: Iterable[int], rows: Iterable[Constraint] = (), drop: Iterable[int] = (), name: str | None = None

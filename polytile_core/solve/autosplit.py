@@ -2,6 +2,13 @@
 probe the whole problem for a moment; if it finishes, that is the answer (no processes
 for a problem of milliseconds); if not, split it by the search tree and solve the parts
 on ``jobs`` workers.  The probe's time is lost only for a run that is long anyway.
+
+A split pays only for a search: its parts are subtrees, and they add up to the whole
+search.  A count the backend was making by a table of the whole problem (a frontier
+scan: ``BackendResult.work == "table"``) does not divide so; split into subtrees, each
+searched, it can be far slower (the 2022 paper's Fig. 12: seconds by the table, 709 s
+by search when measured for issue 24).  Such a count runs whole again, to the end: the
+probe's time is spent twice, against a split that could cost many times more.
 """
 
 from __future__ import annotations
@@ -9,7 +16,6 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
 
 import attrs
 
@@ -24,8 +30,6 @@ from polytile_core.solve.state import RunState
 # Long enough for the whole-problem counters (frontier scan, memo) to finish what they can
 # (6×10 pentominoes: 1.8 s); their work does not divide into subtrees, the search's does.
 PROBE_SECONDS = 10.0
-# Parts per job the route asks of the tree split (when [options.tree] does not say).
-PARTS_PER_JOB = 32
 
 SolveWhole = Callable[[Plan, Model, Collector, threading.Event], Outcome]
 
@@ -47,7 +51,8 @@ def solve_probed(
 ) -> Outcome:
     """Probe the whole problem (``solve_whole(plan, model, collector, stop)``) for
     ``probe_seconds`` (default ``PROBE_SECONDS``); if it does not finish, split it by the
-    tree.  ``details["when_long"]`` says which happened."""
+    tree, unless it was counting by a table (then run it whole to the end).
+    ``details["when_long"]`` says which happened."""
     probe_seconds = PROBE_SECONDS if probe_seconds is None else probe_seconds
     limit = plan.settings.time_limit
     probe_limit = probe_seconds if limit is None else min(probe_seconds, limit)
@@ -62,19 +67,29 @@ def solve_probed(
         finished = outcome.termination == Termination.COMPLETED
         route = f"whole: the {probe_seconds:g} s probe finished it" if finished else "whole"
         return attrs.evolve(outcome, details={**outcome.details, "when_long": route})
+    if outcome.work == "table":
+        whole_plan = attrs.evolve(
+            plan, settings=attrs.evolve(plan.settings, time_limit=None if limit is None else limit - probed)
+        )
+        outcome = solve_whole(whole_plan, model, collector, stop)
+        route = (
+            f"whole: the {probe_seconds:g} s probe was counting by a table of the whole problem, "
+            "which a split into search subtrees does not divide; run whole again, to the end"
+        )
+        details = {**outcome.details, "when_long": route, "probe_seconds": round(probed, 3)}
+        return attrs.evolve(outcome, details=details)
     tree = plan.split_when_long
     assert tree is not None
-    options: Any = plan.split_when_long_options
-    if getattr(options, "parts", 0) is None:
-        options = attrs.evolve(options, parts=PARTS_PER_JOB * plan.jobs)
     split_plan = attrs.evolve(
         plan,
         split=tree,
-        split_options=options,
+        split_options=plan.split_when_long_options,
         settings=attrs.evolve(plan.settings, time_limit=None if limit is None else limit - probed),
     )
+    doing = " (it was searching)" if outcome.work == "search" else ""
     outcome = solve_split(split_plan, model, collector, stop, run_state)
     route = (
-        f"split by the {tree.name} on {plan.jobs} jobs: the whole problem did not finish in a {probe_seconds:g} s probe"
+        f"split by the {tree.name} on {plan.jobs} jobs: the whole problem did not finish in a {probe_seconds:g} s "
+        f"probe{doing}"
     )
     return attrs.evolve(outcome, details={**outcome.details, "when_long": route, "probe_seconds": round(probed, 3)})

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import attrs
 
+from polytile_core.host.contracts import Work
 from polytile_core.output.results import Found, SubproblemReport, Termination
 
 
@@ -26,3 +27,5 @@ class Outcome:
     details: dict = attrs.Factory(dict)
     # The backend that answered, when the run chose it (``backend = "auto"``, a race).
     backend: str | None = None
+    # What the backend was doing when it returned (``BackendResult.work``).
+    work: Work | None = None

@@ -272,6 +272,7 @@ def _solve_whole(
         bound=answer.bound,
         distinct_count=answer.distinct_count,
         details=answer.details,
+        work=answer.work,
     )
 
 
@@ -304,7 +305,7 @@ def certify(plan: Plan, model: Model) -> Result:
     """A split's proof that there is no tiling, found without search (run in this
     process while the racers start), or a result that is no answer."""
     assert plan.split is not None
-    split = plan.split.provides.split(plan.tiling_problem(), model, plan.build, plan.split_options)
+    split = plan.split.provides.split(plan.tiling_problem(), model, plan.build, plan.split_options, jobs=plan.jobs)
     if split.impossible:
         return Result(
             Termination.COMPLETED, Found.INFEASIBLE, plan.settings.mode, AUTO, "no subproblem", message=split.impossible

@@ -262,9 +262,10 @@ class _Submitter:
 def solve_split(plan: Plan, model: Model, collector: Collector, stop: threading.Event, run_state: RunState) -> Outcome:
     """Split the plan's problem with its decomposer and solve the parts through its executor."""
     assert plan.split is not None and plan.backend is not None, "a split run has its split and backend"
-    split = plan.split.provides.split(plan.tiling_problem(), model, plan.build, plan.split_options)
+    split = plan.split.provides.split(plan.tiling_problem(), model, plan.build, plan.split_options, jobs=plan.jobs)
     run_state.parts_total = split.total
-    settings = plan.settings
+    # Parts that are subtrees of one search are counted by search (SolveSettings.subtree).
+    settings = attrs.evolve(plan.settings, subtree=plan.split.capabilities.subtrees)
     details: dict = {"split": plan.split.name, **{f"split_{key}": value for key, value in split.summary.items()}}
     if split.total is not None:
         details["subproblems"] = split.total

@@ -136,7 +136,15 @@ def usable_cuts(problem: TilingProblem) -> list[Cut]:
 class BlocksSplit:
     """The decomposer registered as ``blocks``."""
 
-    def split(self, problem: TilingProblem, model: Model, build: BuildModel, options: None = None) -> Split:
+    def split(
+        self,
+        problem: TilingProblem,
+        model: Model,
+        build: BuildModel,
+        options: None = None,
+        *,
+        jobs: int = 1,  # its parts are the region's cuts, however many jobs
+    ) -> Split:
         if problem.region is None:
             raise InputError("the blocks split needs a region to tile", path="split.method")
         found = usable_cuts(problem)

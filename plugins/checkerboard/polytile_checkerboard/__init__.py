@@ -142,7 +142,13 @@ class CheckerboardSplit:
     """The decomposer registered as ``checkerboard``."""
 
     def split(
-        self, problem: TilingProblem, model: Model, build: BuildModel, options: CheckerboardOptions | None = None
+        self,
+        problem: TilingProblem,
+        model: Model,
+        build: BuildModel,
+        options: CheckerboardOptions | None = None,
+        *,
+        jobs: int = 1,  # the split's parts are what the colouring gives, however many jobs
     ) -> Split:
         options = options or CheckerboardOptions()
         if problem.region is None:

@@ -170,21 +170,30 @@ def wait_for_file(path: Path, timeout: float) -> None:
         time.sleep(0.1)
 
 
+def local_cluster(workers: int, threads_per_worker: int = 1):
+    """A Dask cluster on this machine: a scheduler in this process and ``workers`` worker
+    processes, on 127.0.0.1 only, with no fixed ports and quiet logs (what a run without a
+    scheduler starts, and what the tests and benchmarks start)."""
+    from distributed import LocalCluster
+
+    return LocalCluster(
+        n_workers=workers,
+        threads_per_worker=threads_per_worker,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=":0",
+        silence_logs=logging.ERROR,
+    )
+
+
 def dask_executor(jobs: int, options: DaskOptions | None = None) -> DaskExecutor:
     """Connect to the scheduler the options name, or start a local cluster of ``jobs`` workers."""
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
     options = options or DaskOptions()
     check_options(options)
     if options.scheduler is None and options.scheduler_file is None:
-        cluster = LocalCluster(
-            n_workers=jobs,
-            threads_per_worker=options.threads_per_worker,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address=":0",
-            silence_logs=logging.ERROR,
-        )
+        cluster = local_cluster(jobs, options.threads_per_worker)
         try:
             return DaskExecutor(Client(cluster), cluster)
         except BaseException:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import logging
 import os
 import signal
 import subprocess
@@ -23,9 +22,9 @@ import attrs
 import cloudpickle
 import dask
 import pytest
-from distributed import Client, LocalCluster
+from distributed import Client
 from polytile_cpsat import CpsatBackend
-from polytile_dask import DaskOptions, dask_executor
+from polytile_dask import DaskOptions, dask_executor, local_cluster
 
 from polytile_core import hookimpl
 from polytile_core.cli.main import main
@@ -75,14 +74,7 @@ def shared_cluster():
     """A scheduler in this process and two single-thread worker processes (each with a nanny
     that restarts it).  A task may lose its worker once and is rerun; twice, and it fails."""
     with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
-        local = LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address=":0",
-            silence_logs=logging.ERROR,
-        )
+        local = local_cluster(2)
     client = Client(local)
     yield local, client
     client.close()

@@ -26,7 +26,7 @@ from polytile_core.model.zero_one import Model
 from polytile_core.output.results import Found, Termination
 from polytile_exactcover._bitboard import Board
 from polytile_exactcover._dlx import Search
-from polytile_exactcover.cover import CoverProblem, cover_problem
+from polytile_exactcover.cover import CoverProblem, cover_problem, pinned_problem
 from polytile_exactcover.frontier import frontier, layout
 from polytile_exactcover.memo import MemoTooLarge, Stopped, memo_count
 
@@ -34,6 +34,8 @@ BITBOARD_ITEMS = 256
 # Measured: dancing links solves the 2022 paper's Fig. 5 (holes everywhere) in about 1,000
 # nodes, where the bitboards take seconds; on 6×10 pentominoes it needs millions.
 PROBE_NODES = 20_000
+# The counters that fill a table of the whole problem (``BackendResult.work`` "table").
+TABLES = {"frontier", "memo"}
 
 
 @attrs.frozen
@@ -248,19 +250,29 @@ class ExactCoverBackend:
     def solve(self, model: Model, settings: SolveSettings, on_solution, stop: threading.Event) -> BackendResult:
         if settings.mode == "optimize":
             raise InputError("the exactcover backend does not optimise (use cpsat or scip)", path="solve.backend")
-        problem = cover_problem(model)
+        pins = model.pinned_on()
+        if pins is not None and not settings.distinct:
+            # A part of the tree split: made from the whole model's cover, read once.
+            problem = pinned_problem(pins)
+            if problem is None:
+                return _pins_clash(settings)
+        else:
+            problem = cover_problem(model)
         limits = Limits(stop, settings.time_limit)
-        decision = set(model.decision)
-        report = (
-            on_solution
-            if decision == set(range(model.num_variables))
-            else (lambda ones: on_solution([var for var in ones if var in decision]))
-        )
+        if len(model.decision) == model.num_variables:
+            report = on_solution
+        else:
+            decision = set(model.decision)
+            report = lambda ones: on_solution([var for var in ones if var in decision])  # noqa: E731
         distinct = None
         if settings.distinct and settings.mode in ("all", "count"):
             from polytile_exactcover.symmetric import solve_distinct
 
             outcome, distinct = solve_distinct(model, problem, settings.mode, report, limits, self.options)
+        elif settings.mode == "count" and settings.subtree and self.options.counter == "auto":
+            # A subtree of a search: count it by search, as the whole problem's search would.
+            outcome = enumerate_covers(problem, None, limits, kernel=self.options.kernel)
+            outcome.details["counter"] = "search: the model is a subtree of a search"
         elif settings.mode == "count":
             outcome = count_covers(problem, self.options, limits)
         else:
@@ -278,7 +290,19 @@ class ExactCoverBackend:
             count=outcome.count if settings.mode in ("all", "count") else None,
             distinct_count=distinct if outcome.status == "completed" else None,
             details={f"exactcover_{key}": value for key, value in outcome.details.items()},
+            work="table" if TABLES & set(outcome.how.split("+")) else "search",
         )
+
+
+def _pins_clash(settings: SolveSettings) -> BackendResult:
+    """The answer for a part whose pinned variables rule each other out: no tiling."""
+    return BackendResult(
+        termination=Termination.COMPLETED,
+        found=Found.INFEASIBLE,
+        raw_status="pinned variables clash",
+        count=0 if settings.mode in ("all", "count") else None,
+        work="search",
+    )
 
 
 @hookimpl

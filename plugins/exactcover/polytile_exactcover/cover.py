@@ -7,14 +7,23 @@ every other row a *group*: a weighted count that must end within bounds (rows on
 same variables, such as a piece's ``>= min`` and ``<= max``, merge into one group).
 Positive weights other than 1 are accepted in groups, which is what the models of
 tilings fixed by a symmetry need (a merged variable stands for several copies).
+
+A part of the tree split is the whole model with a few variables pinned to 1
+(``Model.pinned``).  Reading the whole model costs milliseconds, a part's search may
+cost less, so ``pinned_problem`` reads the whole model once (kept while that model
+lives) and makes each part's cover from it by leaving out the options that clash with
+the pinned ones.
 """
 
 from __future__ import annotations
 
+import itertools
+import weakref
+
 import attrs
 
 from polytile_core.errors import InputError
-from polytile_core.model.zero_one import Model
+from polytile_core.model.zero_one import Model, Pins
 
 UNBOUNDED = 1 << 62
 
@@ -143,3 +152,75 @@ def scan_order(model: Model, n_items: int, options, variables) -> tuple[tuple[in
 
     cells = sorted(located, key=position)
     return tuple(cells + [item for item in range(1, n_items + 1) if item not in located]), len(cells)
+
+
+@attrs.frozen(eq=False)
+class WholeCover:
+    """A whole model read once: its cover, and for each item the options that cover it."""
+
+    problem: CoverProblem
+    option_of: dict[int, int]  # model variable -> its option
+    options_on: tuple[tuple[int, ...], ...]  # item i -> the options covering it, at i - 1
+    size: tuple[int, int]  # the model's rows and variables when it was read
+
+    @classmethod
+    def of(cls, model: Model) -> WholeCover:
+        problem = cover_problem(model)
+        options_on: list[list[int]] = [[] for _ in range(problem.n_items)]
+        for k, (items, _) in enumerate(problem.options):
+            for item in items:
+                options_on[item - 1].append(k)
+        size = (len(model.constraints), model.num_variables)
+        return cls(problem, problem.option_of(), tuple(map(tuple, options_on)), size)
+
+    def pinned(self, fixed: tuple[int, ...]) -> CoverProblem | None:
+        """The cover of this model with the variables ``fixed`` chosen: the options that
+        share an item with a pinned one are left out, so each pinned option is the only
+        one left on its items.  None when the pins rule each other (or themselves) out."""
+        pinned = set()
+        for var in fixed:
+            k = self.option_of.get(var)
+            if k is None:  # a variable no tiling can use (too many copies at once)
+                return None
+            pinned.add(k)
+        covered = [item for k in pinned for item in self.problem.options[k][0]]
+        if len(covered) != len(set(covered)):  # two pinned options on one item
+            return None
+        keep = bytearray(b"\x01") * len(self.problem.options)
+        for other in itertools.chain.from_iterable([self.options_on[item - 1] for item in covered]):
+            keep[other] = 0
+        for k in pinned:
+            keep[k] = 1
+        problem = self.problem
+        return attrs.evolve(
+            problem,
+            options=tuple(itertools.compress(problem.options, keep)),
+            variables=tuple(itertools.compress(problem.variables, keep)),
+            shapes=tuple(itertools.compress(problem.shapes, keep)),
+        )
+
+
+# Whole models read, by id, each kept only while its model lives (a worker holds a few).
+_whole_covers: dict[int, tuple[weakref.ref[Model], WholeCover]] = {}
+
+
+def whole_cover(model: Model) -> WholeCover:
+    """``WholeCover.of(model)``, read once while ``model`` lives (and again if rows or
+    variables were added to it since)."""
+    key = id(model)
+    entry = _whole_covers.get(key)
+    if entry is not None and entry[0]() is model and entry[1].size == (len(model.constraints), model.num_variables):
+        return entry[1]
+    whole = WholeCover.of(model)
+
+    def forget(reference: weakref.ref[Model]) -> None:
+        if _whole_covers.get(key, (None,))[0] is reference:
+            del _whole_covers[key]
+
+    _whole_covers[key] = (weakref.ref(model, forget), whole)
+    return whole
+
+
+def pinned_problem(pins: Pins) -> CoverProblem | None:
+    """The cover of ``pins.base`` with ``pins.fixed`` chosen (see ``WholeCover.pinned``)."""
+    return whole_cover(pins.base).pinned(pins.fixed)

@@ -31,8 +31,9 @@ from polytile_core.model.parts import BuildModel, Part, Split
 from polytile_core.model.problem import TilingProblem
 from polytile_core.model.zero_one import Constraint, Model
 
-# Parts when [options.tree] does not say: 32 for each of two workers.
-DEFAULT_PARTS = 64
+# Parts per job when [options.tree] does not say: tens per worker, so a free worker
+# always finds one (Régin, Rezgui and Malapert: about 30).
+PARTS_PER_JOB = 32
 
 
 @attrs.frozen
@@ -42,8 +43,7 @@ class TreeOptions:
     parts: int | None = attrs.field(
         default=None,
         metadata=doc(
-            f"parts to make: tens per worker, so a free worker always finds one (default {DEFAULT_PARTS}; "
-            f"the default route for --jobs N asks for 32 × N)"
+            f"parts to make: tens per worker, so a free worker always finds one (default {PARTS_PER_JOB} × --jobs)"
         ),
     )
 
@@ -136,7 +136,13 @@ class TreeSplit:
     """The decomposer registered as ``tree``: it splits the plan's model."""
 
     def split(
-        self, problem: TilingProblem, model: Model, build: BuildModel, options: TreeOptions | None = None
+        self,
+        problem: TilingProblem,
+        model: Model,
+        build: BuildModel,
+        options: TreeOptions | None = None,
+        *,
+        jobs: int = 1,
     ) -> Split:
         options = options or TreeOptions()
         if model.objective is not None:
@@ -149,7 +155,7 @@ class TreeSplit:
                 f"the tree split branches on '== 1' rows (cells); model {model.name!r} has none", path="split.method"
             )
         started = time.perf_counter()
-        nodes, dead = grow(brancher, DEFAULT_PARTS if options.parts is None else options.parts)
+        nodes, dead = grow(brancher, PARTS_PER_JOB * jobs if options.parts is None else options.parts)
         summary = {
             "branching": "the == 1 row with the fewest candidates",
             "order": "largest estimate first",
@@ -179,5 +185,5 @@ def polytile_register_decomposers(register):
         TreeSplit(),
         options=TreeOptions,
         help="split the exact-cover search tree into many parts, each with some placements fixed (for many workers)",
-        capabilities=DecomposerCapabilities(when_long=True, min_jobs=2),
+        capabilities=DecomposerCapabilities(when_long=True, min_jobs=2, subtrees=True),
     )

@@ -16,16 +16,18 @@ import polytile_cpsat
 import polytile_exactcover
 import polytile_tree
 import pytest
+from polytile_cpsat import make_backend as cpsat_backend
 from polytile_exactcover import ExactCoverBackend
 from polytile_tree import TreeOptions, TreeSplit
 
 from polytile_core.config.pipeline import make_plan
 from polytile_core.config.schema import PieceSpec, Pipeline, RegionSpec, SolveSpec, SplitSpec
 from polytile_core.errors import InputError
+from polytile_core.host.contracts import SolveSettings
 from polytile_core.model.geometry import Region
 from polytile_core.model.problem import PieceType, TilingProblem
 from polytile_core.model.tiling import build_tiling
-from polytile_core.model.zero_one import Model
+from polytile_core.model.zero_one import Constraint, Model
 from polytile_core.output.results import Termination
 from polytile_core.solve import autosplit
 from polytile_core.solve.checkpoint import Checkpoint
@@ -114,6 +116,73 @@ def test_parts_of_random_instances_are_disjoint_and_add_up_to_the_brute_force(se
     assert len(union) == expected
 
 
+@pytest.mark.parametrize("seed", range(30))
+def test_any_pins_count_as_a_second_backend_counts_them(seed):
+    """Pins the tree would never make too (two placements on one cell, a variable no
+    tiling can use, a model pinned twice): exact cover's cover made from the whole
+    model's agrees with CP-SAT reading the pinned rows."""
+    rng = random.Random(1000 + seed)
+    region, pieces = random_instance(rng)
+    model = build_tiling(pieces, region)
+    if model.num_variables == 0:
+        return
+    first = tuple(rng.sample(range(model.num_variables), rng.randint(1, min(2, model.num_variables))))
+    pinned = model.pinned(first)
+    if rng.random() < 0.5:
+        pinned = pinned.pinned([rng.randrange(model.num_variables)])
+    assert pinned.pinned_on() is not None and pinned.pinned_on().base is model
+    exact, listed, _ = solve_with(ExactCoverBackend(), pinned, "all")
+    reference, _, _ = solve_with(cpsat_backend(None), pinned, "count")
+    assert exact.termination == reference.termination == Termination.COMPLETED
+    assert exact.count == len(listed) == reference.count, f"seed {seed}"
+    assert all(pinned.check(ones) == [] for ones in listed)
+
+
+def test_a_model_changed_after_pinning_is_read_from_its_rows():
+    """5 tilings of 2×4 by dominoes (Fibonacci, oracles.md); the leftmost vertical one is
+    in 3 of them, and with the rightmost too in 2."""
+    model = build_tiling((PieceType("D", ((0, 0), (1, 0)), "free", 0, None),), Region.rectangle(4, 2))
+    left = next(var for var, placed in model.placements.items() if set(placed.cells) == {(0, 0), (0, 1)})
+    right = next(var for var, placed in model.placements.items() if set(placed.cells) == {(3, 0), (3, 1)})
+    pinned = model.pinned([left])
+    assert solve_with(ExactCoverBackend(), pinned, "count")[0].count == 3
+    changed = attrs.evolve(pinned, constraints=[*pinned.constraints, Constraint(((right, 1),), "==", 1, "right")])
+    assert changed.pinned_on() is None  # the pins no longer say it all: the backend reads the rows
+    assert solve_with(ExactCoverBackend(), changed, "count")[0].count == 2
+    model.add_constraint([(right, 1)], "==", 1, "right")  # the whole model changed after it was read
+    assert solve_with(ExactCoverBackend(), model.pinned([left]), "count")[0].count == 2
+
+
+def test_a_subtree_is_counted_by_search_and_the_whole_by_the_table():
+    """5×15 with L-trominoes, 76,800 tilings (OEIS A084478, oracles.md): too many for the
+    short dancing-links probe, so counter auto counts the whole by the frontier table;
+    each tree part, told it is a subtree, by search."""
+    model = build_tiling((PieceType("L", ((0, 0), (0, 1), (1, 1)), "free", 0, None),), Region.rectangle(15, 5))
+    stop = threading.Event()
+    whole = ExactCoverBackend().solve(model, SolveSettings(mode="count"), lambda ones: None, stop)
+    assert whole.count == 76_800 and whole.work == "table"
+    total = 0
+    for part in tree_split(model, 8).parts:
+        settings = SolveSettings(mode="count", subtree=True)
+        answer = ExactCoverBackend().solve(model.pinned(part.fixed), settings, lambda ones: None, stop)
+        assert answer.work == "search" and answer.details["exactcover_kernel"] in ("dlx", "bitboard")
+        total += answer.count
+    assert total == 76_800
+
+
+def test_a_split_run_tells_the_backend_its_parts_are_subtrees(monkeypatch):
+    seen = []
+    solve = ExactCoverBackend.solve
+
+    def recording(self, model, settings, on_solution, stop):
+        seen.append(settings.subtree)
+        return solve(self, model, settings, on_solution, stop)
+
+    monkeypatch.setattr(ExactCoverBackend, "solve", recording)
+    assert run(plan(**L5X6, options={"parts": 6})).count == 72
+    assert seen and all(seen)
+
+
 def test_a_board_with_more_parts_asked_than_it_has_nodes_is_split_into_its_leaves():
     """2×4 with two L-tetrominoes: 2 tilings (oracles.md); asking for 50 parts branches to
     the leaves and stops there."""
@@ -137,6 +206,13 @@ def test_parts_are_handed_out_largest_estimate_first():
     nodes, _ = polytile_tree.grow(brancher, 40)
     estimates = [node.estimate for node in nodes]
     assert len(nodes) >= 40 and estimates == sorted(estimates, reverse=True)
+
+
+def test_without_parts_asked_it_makes_32_per_job():
+    model = build_tiling((PieceType("D", ((0, 0), (1, 0)), "free", 0, None),), Region.rectangle(6, 5))
+    for jobs in (1, 3):
+        split = TreeSplit().split(TilingProblem(Region(frozenset()), ()), model, lambda problem: model, None, jobs=jobs)
+        assert 32 * jobs <= split.total <= 32 * jobs + 3  # the last branching adds at most 3: 4 dominoes on a cell
 
 
 def test_options_are_checked():
@@ -284,6 +360,24 @@ def test_a_long_count_is_split_by_the_tree(monkeypatch):
     result = run(default_plan(15, 5, ["#.", "##"], backend="exactcover"))
     assert result.count == 76_800 and result.termination == Termination.COMPLETED
     assert result.details["split"] == "tree" and result.details["when_long"].startswith("split by the tree on 2 jobs")
+    assert result.details["when_long"].endswith("probe (it was searching)")
+
+
+def test_a_long_count_by_a_table_runs_whole(monkeypatch):
+    """A count the probe found filling a table of the whole problem is not split into
+    search subtrees: 5×12 with the 12 pentominoes, 4,040 tilings (oracles.md), counted by
+    the frontier scan in about 0.4 s, far longer than the probe."""
+    monkeypatch.setattr(autosplit, "PROBE_SECONDS", 0.01)
+    pipeline = Pipeline(
+        region=RegionSpec(width=12, height=5),
+        pieces=[PieceSpec(family="pentominoes")],
+        solve=SolveSpec(mode="count", jobs=2, backend="exactcover"),
+        options={"exactcover": {"counter": "frontier"}},
+    )
+    result = run(make_plan(pipeline, HOST))
+    assert result.count == 4_040 and result.termination == Termination.COMPLETED
+    assert "split" not in result.details
+    assert result.details["when_long"].startswith("whole: the 0.01 s probe was counting by a table")
 
 
 def test_one_job_or_a_named_split_takes_no_probe():

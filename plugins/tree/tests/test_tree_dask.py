@@ -4,7 +4,6 @@ one of them killed mid-run.  Counts from docs/oracles.md: 9×9 minus a corner wi
 
 from __future__ import annotations
 
-import logging
 import os
 import signal
 import threading
@@ -14,6 +13,8 @@ import pytest
 
 dask = pytest.importorskip("dask")
 distributed = pytest.importorskip("distributed")
+
+from polytile_dask import local_cluster  # noqa: E402
 
 from polytile_core.config.pipeline import make_plan  # noqa: E402
 from polytile_core.config.schema import PieceSpec, Pipeline, RegionSpec, SolveSpec, SplitSpec  # noqa: E402
@@ -27,14 +28,7 @@ NINE_BY_NINE = ["########."] + ["#########"] * 8
 @pytest.fixture(scope="module")
 def cluster():
     with dask.config.set({"distributed.scheduler.allowed-failures": 3}):
-        local = distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address=":0",
-            silence_logs=logging.ERROR,
-        )
+        local = local_cluster(2)
     client = distributed.Client(local)
     yield local, client
     client.close()

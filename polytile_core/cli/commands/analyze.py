@@ -46,7 +46,9 @@ def analyze(arguments) -> int:
             raise InputError(f"a split applies to tiling problems, not {plan.problem!r}", path="problem")
         assert plan.split is not None  # make_plan registers the split the pipeline names
         original = plan.build()
-        split = plan.split.provides.split(plan.tiling_problem(), original, plan.build, plan.split_options)
+        split = plan.split.provides.split(
+            plan.tiling_problem(), original, plan.build, plan.split_options, jobs=plan.jobs
+        )
     except InputError as exc:
         raise exc.with_source(arguments.pipeline) from None
     analysis = analyze_split(split, original, first=arguments.first, scan=arguments.scan)
