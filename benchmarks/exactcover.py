@@ -58,6 +58,7 @@ PAPER_SOURCES = {
     "gb2022-fig02": (1_709_594, "oracles.md"),
     "gb2022-fig05": (16, "dancing links and bitboards (counter = search)"),
     "gb2022-fig06": (731_092, "Python memo (counter = memo)"),
+    "gb2022-fig08": (418_440, "Python memo (counter = memo)"),
     "gb2022-fig10": (105_344, "Python memo (counter = memo)"),
     "gb2022-fig11": (96, "dancing links and bitboards (counter = search)"),
     "gb2022-fig12": (429_800, "bitboards (counter = search, kernel = bitboard)"),

@@ -46,8 +46,8 @@ class ExactCoverOptions:
         default="auto",
         metadata={
             "description": "how mode count counts: frontier (a table scan in C), memo (memoised search "
-            "in Python), search (list without storing, by the kernel) or auto (a short dancing-links probe, "
-            "then frontier, memo and search, each within its budget)"
+            "in Python), search (list without storing, by the kernel) or auto (frontier, then a short "
+            "dancing-links probe, memo and search, each within its budget)"
         },
     )
     kernel: Literal["auto", "bitboard", "dlx"] = attrs.field(
@@ -183,17 +183,12 @@ def enumerate_covers(problem: CoverProblem, on_ones, limits: Limits, limit: int 
 
 def count_covers(problem: CoverProblem, options: ExactCoverOptions, limits: Limits) -> Outcome:
     """Count without listing: the frontier scan, the memo or the search kernel, as
-    ``options.counter`` says.  On auto: dancing links if it finishes within
-    ``PROBE_NODES`` nodes, else each counter in turn until one fits in its budget, the
-    reason for each step back written to ``details["counter_fallback"]``.  A forced
-    frontier scan on a model it cannot lay out (a Burnside count's merged model, say)
-    steps back to the search kernel the same way."""
+    ``options.counter`` says.  On auto: the frontier scan within its budget, then dancing
+    links if it finishes within ``PROBE_NODES`` nodes, then the memo within its budget,
+    then the search kernel; the reason for each step back is written to
+    ``details["counter_fallback"]``.  A forced frontier scan on a model it cannot lay out
+    (a Burnside count's merged model, say) steps back to the search kernel the same way."""
     notes = []
-    if options.counter == "auto":
-        probe = Search(problem.n_items, problem.options, problem.groups)
-        status, count = run_kernel(probe, limits, None, 0, limits.left(), PROBE_NODES)
-        if status != "node_limit":
-            return Outcome(status, count, "dlx", {"kernel": "dlx"})
     if options.counter in ("auto", "frontier"):
         plan = layout(problem)
         if isinstance(plan, str):
@@ -201,13 +196,23 @@ def count_covers(problem: CoverProblem, options: ExactCoverOptions, limits: Limi
         else:
             budget = options.memo_budget if options.counter == "auto" else 1 << 62
             status, count, states, size = run_kernel(frontier(plan), limits, budget, limits.left())
-            peaks = {"table_peak_states": states, "table_peak_mb": round(size / 2**20, 1)}
+            peaks = {
+                "table_peak_states": states,
+                "table_peak_mb": round(size / 2**20, 1),
+                "frontier_pruning": plan.pruned_by(),
+            }
             if status in ("completed", "interrupted", "time_limit"):
                 return Outcome(status, count, "frontier", {"kernel": "frontier", **peaks})
             notes.append(
                 f"frontier: {'more than ' + str(budget) + ' states in a layer' if status == 'budget' else status} "
                 f"(peak {states} states, {peaks['table_peak_mb']} MB)"
             )
+    if options.counter == "auto":
+        probe = Search(problem.n_items, problem.options, problem.groups)
+        status, count = run_kernel(probe, limits, None, 0, limits.left(), PROBE_NODES)
+        if status != "node_limit":
+            return Outcome(status, count, "dlx", {"kernel": "dlx", **_fallback(notes)})
+        notes.append(f"dlx: not done in {PROBE_NODES} nodes")
     if options.counter in ("auto", "memo"):
         auto = options.counter == "auto"
         try:

@@ -15,6 +15,10 @@
  * Counts are unsigned 128-bit integers; an addition that would overflow stops the scan
  * with status "overflow" (the caller then counts with Python's integers).  The scan
  * stops with status "budget" when a layer passes ``budget`` states.
+ *
+ * Two checks drop states no tiling can finish (frontier.py finds their data; neither can
+ * change a count): a colouring invariant of the pieces with few copies (good_has), and
+ * closed pockets of uncovered cells no set of pieces can fill (pockets_ok).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -29,6 +33,7 @@ enum { DONE = 0, CANCELLED = 1, TIMED_OUT = 2, BUDGET = 3, OVERFLOW = 4, NO_MEMO
 
 typedef struct {
     uint64_t window, tail, totals;
+    uint64_t value;         /* the colouring invariant of the covered cells (a function of the key) */
     u128 count;
     uint32_t slot;
 } Entry;
@@ -49,6 +54,19 @@ typedef struct {
     int *member_start, *member_group;    /* option -> its (group, weight) pairs */
     uint64_t *member_weight;
     uint64_t *lo, *hi, *shift, *field;   /* per group; hi = 0 means no upper bound */
+    /* Pruning by a colouring invariant (frontier.py): an option with other[o] set places a
+     * piece with few copies and adds rho[o] to the state's value; the state is kept only if
+     * (its tail & other_tail, totals & other_totals, region - value) is in the good set. */
+    char *other;
+    uint64_t *rho, region, other_tail, other_totals;
+    uint64_t *good;                      /* fingerprints, 0 = empty slot */
+    size_t good_capacity;
+    /* Pockets (frontier.py): the 4-neighbours of cell p are near[near_start[p] ..
+     * near_start[p + 1]); a closed pocket of uncovered cells must hold a multiple of
+     * ``unit`` cells, at least ``smallest``; unit = 0: no check.  Cells from ``reach``
+     * on in a window are never covered yet. */
+    int *near_start, *near, unit, smallest, reach;
+    int *border_start, *border;          /* per option, the cells next to it */
     volatile int cancel;
     size_t peak_states, peak_bytes;
 } Frontier;
@@ -87,13 +105,19 @@ static int layer_grow(Layer *l) {
     return 0;
 }
 
-/* Adds ``count`` to the state; returns a status other than DONE on failure. */
-static int layer_add(Layer *l, uint64_t window, uint64_t tail, uint64_t totals, u128 count) {
+static int pockets_ok(const Frontier *s, int o, int layer, uint64_t window, uint64_t tail, uint64_t totals);
+
+/* Adds ``count`` to the state; returns a status other than DONE on failure.  With
+ * ``check``, a new state with a pocket no pieces can fill is kept with count 0 (dead: a
+ * live state never has count 0), so that reaching it again costs one look-up. */
+static int layer_add(Layer *l, uint64_t window, uint64_t tail, uint64_t totals, uint64_t value, u128 count,
+                     const Frontier *check, int o, int layer) {
     if (2 * (l->used + 1) > l->capacity && layer_grow(l)) return NO_MEMORY;
     size_t mask = l->capacity - 1, slot = mix(window, tail, totals) & mask;
     for (; l->index[slot]; slot = (slot + 1) & mask) {
         Entry *e = &l->entries[l->index[slot] - 1];
         if (e->window == window && e->tail == tail && e->totals == totals) {
+            if (e->count == 0) return DONE;
             u128 sum = e->count + count;
             if (sum < count) return OVERFLOW;
             e->count = sum;
@@ -108,8 +132,9 @@ static int layer_add(Layer *l, uint64_t window, uint64_t tail, uint64_t totals, 
         l->room = room;
     }
     if (l->used >= 0xFFFFFFF0u) return NO_MEMORY;
+    if (check && !pockets_ok(check, o, layer, window, tail, totals)) count = 0;
     Entry *e = &l->entries[l->used++];
-    e->window = window; e->tail = tail; e->totals = totals; e->count = count; e->slot = (uint32_t)slot;
+    e->window = window; e->tail = tail; e->totals = totals; e->value = value; e->count = count; e->slot = (uint32_t)slot;
     l->index[slot] = (uint32_t)l->used;
     return DONE;
 }
@@ -135,17 +160,125 @@ static inline uint64_t moved(const Frontier *s, int o, uint64_t totals, int *ok)
     return totals;
 }
 
+/* A fingerprint of (pieces placed, value needed); 0 is kept for empty slots.  Two keys
+ * sharing a fingerprint only keep a state that could have been pruned: never a wrong count. */
+static inline uint64_t fingerprint(uint64_t tail, uint64_t totals, uint64_t needed) {
+    uint64_t h = mix(tail, totals, needed);
+    return h ? h : 1;
+}
+
+static int good_has(const Frontier *s, uint64_t tail, uint64_t totals, uint64_t needed) {
+    uint64_t h = fingerprint(tail, totals, needed);
+    size_t mask = s->good_capacity - 1;
+    for (size_t slot = h & mask; s->good[slot]; slot = (slot + 1) & mask)
+        if (s->good[slot] == h) return 1;
+    return 0;
+}
+
+/* Whether the state (layer, window) just made by option o closed no pocket of uncovered
+ * cells that no set of pieces can fill.  A new pocket touches the new piece: each
+ * uncovered cell next to it is flooded through uncovered cells, giving up (no pocket)
+ * past POCKET_CELLS cells or on reaching a cell at or past ``reach``. */
+enum { POCKET_CELLS = 16 };
+
+static inline uint64_t moved(const Frontier *s, int o, uint64_t totals, int *ok);
+
+/* Whether some option not yet ruled out covers exactly the pocket (cells of the window). */
+static int fits_exactly(const Frontier *s, int layer, uint64_t pocket, uint64_t tail, uint64_t totals) {
+    int first = layer + __builtin_ctzll(pocket);
+    uint64_t shape = pocket >> __builtin_ctzll(pocket);
+    for (int o = s->first[first]; o < s->first[first + 1]; o++) {
+        int ok;
+        if (s->window[o] != shape || (s->tail[o] & tail)) continue;
+        moved(s, o, totals, &ok);
+        if (ok) return 1;
+    }
+    return 0;
+}
+
+static int pockets_ok(const Frontier *s, int o, int layer, uint64_t window, uint64_t tail, uint64_t totals) {
+    int room = s->n_cells - layer < s->reach ? s->n_cells - layer : s->reach;
+    uint64_t seen = 0;
+    for (int b = s->border_start[o]; b < s->border_start[o + 1]; b++) {
+        int j = s->border[b] - layer;
+        if (j < 0 || j >= room || ((window | seen) >> j & 1)) continue;
+        uint64_t part = 1ULL << j, grow = part;
+        int open = 0;
+        while (grow && !open) {
+            uint64_t more = 0;
+            for (uint64_t todo = grow; todo && !open; todo &= todo - 1) {
+                int p = layer + __builtin_ctzll(todo);
+                for (int k = s->near_start[p]; k < s->near_start[p + 1]; k++) {
+                    int q = s->near[k] - layer;
+                    if (q >= room) open = 1;
+                    else if (q >= 0) more |= (1ULL << q) & ~window & ~part;
+                }
+            }
+            part |= more;
+            grow = more;
+            if (__builtin_popcountll(part) > POCKET_CELLS) open = 1;
+        }
+        seen |= part;
+        if (!open) {
+            /* A pocket smaller than two pieces takes exactly one. */
+            int size = __builtin_popcountll(part);
+            if (size % s->unit || size < s->smallest) return 0;
+            if (size < 2 * s->smallest && !fits_exactly(s, layer, part, tail, totals)) return 0;
+        }
+    }
+    return 1;
+}
+
+/* States waiting to be added to the next layer: their index slots, then the entries
+ * those point to, are fetched from memory for a whole batch before any is added (the
+ * table is most of the scan's time, and its look-ups are cache misses). */
+typedef struct {
+    uint64_t window, tail, totals, value;
+    u128 count;
+    int option, check;
+} Pending;
+
+enum { BATCH = 32 };  /* plus room for every successor of one state */
+
+static int flush(const Frontier *s, Layer *next, Pending *pending, int *waiting, int layer) {
+    if (next->capacity) {
+        size_t mask = next->capacity - 1;
+        for (int k = 0; k < *waiting; k++)
+            __builtin_prefetch(&next->index[mix(pending[k].window, pending[k].tail, pending[k].totals) & mask]);
+        for (int k = 0; k < *waiting; k++) {
+            uint32_t at = next->index[mix(pending[k].window, pending[k].tail, pending[k].totals) & mask];
+            if (at) __builtin_prefetch(&next->entries[at - 1]);
+        }
+    }
+    int status = DONE;
+    for (int k = 0; status == DONE && k < *waiting; k++) {
+        Pending *p = &pending[k];
+        status = layer_add(next, p->window, p->tail, p->totals, p->value, p->count, p->check ? s : NULL, p->option,
+                           layer);
+    }
+    *waiting = 0;
+    return status;
+}
+
 static int scan(Frontier *s, double deadline, size_t budget, u128 *total) {
     Layer layers[2];
     memset(layers, 0, sizeof layers);
     Layer *cur = &layers[0], *next = &layers[1];
-    int status = layer_add(cur, 0, 0, 0, 1);
+    int status = layer_add(cur, 0, 0, 0, 0, 1, NULL, 0, 0);
     unsigned long work = 0;
+    int most = 0, waiting = 0;
+    for (int i = 0; i < s->n_cells; i++)
+        if (s->first[i + 1] - s->first[i] > most) most = s->first[i + 1] - s->first[i];
+    int room = BATCH + most + 1;
+    Pending *pending = malloc(room * sizeof(Pending));
+    if (pending == NULL) status = NO_MEMORY;
     for (int i = 0; status == DONE && i < s->n_cells; i++) {
         for (size_t k = 0; status == DONE && k < cur->used; k++) {
             Entry e = cur->entries[k];
+            if (e.count == 0) continue;
+            if (waiting + (s->first[i + 1] - s->first[i]) + 1 > room) status = flush(s, next, pending, &waiting, i + 1);
             if (e.window & 1) {
-                status = layer_add(next, e.window >> 1, e.tail, e.totals, e.count);
+                pending[waiting++] = (Pending){e.window >> 1, e.tail, e.totals, e.value, e.count, 0, 0};
                 continue;
             }
             for (int o = s->first[i]; o < s->first[i + 1]; o++) {
@@ -153,8 +286,12 @@ static int scan(Frontier *s, double deadline, size_t budget, u128 *total) {
                 int ok;
                 uint64_t totals = moved(s, o, e.totals, &ok);
                 if (!ok) continue;
-                status = layer_add(next, (e.window | s->window[o]) >> 1, e.tail | s->tail[o], totals, e.count);
-                if (status != DONE) break;
+                uint64_t tail = e.tail | s->tail[o], value = e.value;
+                if (s->other[o]) {
+                    value += s->rho[o];
+                    if (!good_has(s, tail & s->other_tail, totals & s->other_totals, s->region - value)) continue;
+                }
+                pending[waiting++] = (Pending){(e.window | s->window[o]) >> 1, tail, totals, value, e.count, o, s->unit != 0};
             }
             if ((++work & 4095) == 0) {
                 if (s->cancel) status = CANCELLED;
@@ -162,6 +299,7 @@ static int scan(Frontier *s, double deadline, size_t budget, u128 *total) {
             }
             if (status == DONE && next->used > budget) status = BUDGET;
         }
+        if (status == DONE) status = flush(s, next, pending, &waiting, i + 1);
         if (next->used > s->peak_states) s->peak_states = next->used;
         if (layer_bytes(cur) + layer_bytes(next) > s->peak_bytes) s->peak_bytes = layer_bytes(cur) + layer_bytes(next);
         layer_clear(cur);
@@ -181,6 +319,7 @@ static int scan(Frontier *s, double deadline, size_t budget, u128 *total) {
             *total = sum;
         }
     }
+    free(pending);
     layer_free(&layers[0]);
     layer_free(&layers[1]);
     return status;
@@ -189,6 +328,7 @@ static int scan(Frontier *s, double deadline, size_t budget, u128 *total) {
 static void Frontier_dealloc(Frontier *s) {
     free(s->first); free(s->window); free(s->tail); free(s->member_start); free(s->member_group);
     free(s->member_weight); free(s->lo); free(s->hi); free(s->shift); free(s->field);
+    free(s->other); free(s->rho); free(s->good); free(s->near_start); free(s->near); free(s->border_start); free(s->border);
     Py_TYPE(s)->tp_free((PyObject *)s);
 }
 
@@ -202,47 +342,129 @@ static int read_u64(PyObject *seq, Py_ssize_t k, uint64_t *out) {
 
 static int bit_length(uint64_t v) { int n = 0; while (v) { n++; v >>= 1; } return n; }
 
-/* Frontier(n_cells, options, groups, tail_full)
- *   options: per option (start cell, window mask from the start, tail mask, [(group, weight)]),
- *            sorted by start cell; the window's bit 0 is set;
- *   groups:  per group (lo, hi), hi = 0 meaning no upper bound. */
+/* near_start/near from a list per cell of its neighbours (empty when unit = 0). */
+static int read_nears(Frontier *s, int n_cells, PyObject *nears) {
+    Py_ssize_t listed = PySequence_Length(nears);
+    if (listed < 0) return -1;
+    if (s->unit && listed != n_cells) {
+        PyErr_SetString(PyExc_ValueError, "pockets need the neighbours of every cell");
+        return -1;
+    }
+    s->near_start = calloc(n_cells + 2, sizeof(int));
+    s->near = calloc(4 * (size_t)listed + 1, sizeof(int));
+    if (!s->near_start || !s->near) { PyErr_NoMemory(); return -1; }
+    int k = 0;
+    for (Py_ssize_t p = 0; p < listed; p++) {
+        s->near_start[p] = k;
+        PyObject *cell = PySequence_GetItem(nears, p);
+        Py_ssize_t n = cell ? PySequence_Length(cell) : -1;
+        for (Py_ssize_t j = 0; j < n && j < 4; j++) {
+            uint64_t q;
+            if (read_u64(cell, j, &q)) { n = -1; break; }
+            s->near[k++] = (int)q;
+        }
+        Py_XDECREF(cell);
+        if (n < 0) return -1;
+    }
+    for (Py_ssize_t p = listed; p <= n_cells; p++) s->near_start[p] = k;
+    return 0;
+}
+
+/* border_start/border: per option, the cells next to its cells (for pockets_ok). */
+static int build_borders(Frontier *s, Py_ssize_t n_options) {
+    size_t room = 64, used = 0;
+    s->border_start = calloc(n_options + 1, sizeof(int));
+    s->border = malloc(room * sizeof(int));
+    if (!s->border_start || !s->border) return -1;
+    for (int i = 0; i < s->n_cells; i++)
+        for (int o = s->first[i]; o < s->first[i + 1]; o++) {
+            s->border_start[o] = (int)used;
+            for (uint64_t cells = s->window[o]; cells; cells &= cells - 1) {
+                int p = i + __builtin_ctzll(cells);
+                for (int k = s->near_start[p]; k < s->near_start[p + 1]; k++) {
+                    int q = s->near[k], j = q - i, known = j >= 0 && j < 64 && (s->window[o] >> j & 1);
+                    for (size_t b = s->border_start[o]; !known && b < used; b++) known = s->border[b] == q;
+                    if (known) continue;
+                    if (used == room) {
+                        int *border = realloc(s->border, 2 * room * sizeof(int));
+                        if (border == NULL) return -1;
+                        s->border = border;
+                        room *= 2;
+                    }
+                    s->border[used++] = q;
+                }
+            }
+        }
+    s->border_start[n_options] = (int)used;
+    return 0;
+}
+
+/* Frontier(n_cells, options, groups, tail_full, pruning, pockets)
+ *   options: per option (start cell, window mask from the start, tail mask, [(group, weight)],
+ *            other, rho), sorted by start cell; the window's bit 0 is set;
+ *   groups:  per group (lo, hi, shift), hi = 0 meaning no upper bound, its total packed at shift;
+ *   pruning: (region, other_tail, other_totals, [(tail, totals, needed)]): the good set, or
+ *            an empty list for none;
+ *   pockets: (unit, smallest, reach, [neighbours of each cell]), unit 0 for no check. */
 static int Frontier_init(Frontier *s, PyObject *args, PyObject *kwds) {
     int n_cells;
-    PyObject *options, *groups;
-    unsigned long long tail_full;
-    if (!PyArg_ParseTuple(args, "iOOK", &n_cells, &options, &groups, &tail_full)) return -1;
+    PyObject *options, *groups, *good, *nears;
+    unsigned long long tail_full, region, other_tail, other_totals;
+    if (!PyArg_ParseTuple(args, "iOOK(KKKO)(iiiO)", &n_cells, &options, &groups, &tail_full, &region, &other_tail,
+                          &other_totals, &good, &s->unit, &s->smallest, &s->reach, &nears))
+        return -1;
+    if (read_nears(s, n_cells, nears)) return -1;
     Py_ssize_t n_options = PySequence_Length(options), n_groups = PySequence_Length(groups);
-    if (n_options < 0 || n_groups < 0) return -1;
+    Py_ssize_t n_good = PySequence_Length(good);
+    if (n_options < 0 || n_groups < 0 || n_good < 0) return -1;
     s->n_cells = n_cells;
     s->n_groups = (int)n_groups;
     s->tail_full = tail_full;
+    s->region = region;
+    s->other_tail = other_tail;
+    s->other_totals = other_totals;
     s->first = calloc(n_cells + 2, sizeof(int));
     s->window = calloc(n_options + 1, sizeof(uint64_t));
     s->tail = calloc(n_options + 1, sizeof(uint64_t));
+    s->other = calloc(n_options + 1, 1);
+    s->rho = calloc(n_options + 1, sizeof(uint64_t));
     s->member_start = calloc(n_options + 2, sizeof(int));
     s->lo = calloc(n_groups + 1, sizeof(uint64_t));
     s->hi = calloc(n_groups + 1, sizeof(uint64_t));
     s->shift = calloc(n_groups + 1, sizeof(uint64_t));
     s->field = calloc(n_groups + 1, sizeof(uint64_t));
-    if (!s->first || !s->window || !s->tail || !s->member_start || !s->lo || !s->hi || !s->shift || !s->field) {
+    s->good_capacity = 1;
+    while (s->good_capacity < 2 * (size_t)n_good + 2) s->good_capacity *= 2;
+    s->good = calloc(s->good_capacity, sizeof(uint64_t));
+    if (!s->first || !s->window || !s->tail || !s->other || !s->rho || !s->member_start || !s->lo || !s->hi ||
+        !s->shift || !s->field || !s->good) {
         PyErr_NoMemory();
         return -1;
     }
-    int used_bits = 0;
     for (Py_ssize_t g = 0; g < n_groups; g++) {
         PyObject *bounds = PySequence_GetItem(groups, g);
         if (bounds == NULL) return -1;
-        int bad = read_u64(bounds, 0, &s->lo[g]) || read_u64(bounds, 1, &s->hi[g]);
+        int bad = read_u64(bounds, 0, &s->lo[g]) || read_u64(bounds, 1, &s->hi[g]) || read_u64(bounds, 2, &s->shift[g]);
         Py_DECREF(bounds);
         if (bad) return -1;
         int width = bit_length(s->hi[g] ? s->hi[g] : s->lo[g]);
-        s->shift[g] = used_bits;
         s->field[g] = width ? (width == 64 ? ~0ULL : (1ULL << width) - 1) : 0;
-        used_bits += width;
-        if (used_bits > 64) {
+        if (s->shift[g] + width > 64) {
             PyErr_SetString(PyExc_ValueError, "the piece counts do not fit in 64 bits");
             return -1;
         }
+    }
+    for (Py_ssize_t k = 0; k < n_good; k++) {
+        PyObject *triple = PySequence_GetItem(good, k);
+        uint64_t tail, totals, needed;
+        int bad = triple == NULL || read_u64(triple, 0, &tail) || read_u64(triple, 1, &totals) ||
+                  read_u64(triple, 2, &needed);
+        Py_XDECREF(triple);
+        if (bad) return -1;
+        uint64_t h = fingerprint(tail, totals, needed);
+        size_t mask = s->good_capacity - 1, slot = h & mask;
+        while (s->good[slot] && s->good[slot] != h) slot = (slot + 1) & mask;
+        s->good[slot] = h;
     }
     PyObject **rows = calloc(n_options + 1, sizeof(PyObject *));
     if (rows == NULL) { PyErr_NoMemory(); return -1; }
@@ -263,10 +485,13 @@ static int Frontier_init(Frontier *s, PyObject *args, PyObject *kwds) {
     int k = 0, previous = 0;
     for (Py_ssize_t o = 0; ok && o < n_options; o++) {
         uint64_t start;
-        if (read_u64(rows[o], 0, &start) || read_u64(rows[o], 1, &s->window[o]) || read_u64(rows[o], 2, &s->tail[o])) {
+        uint64_t other;
+        if (read_u64(rows[o], 0, &start) || read_u64(rows[o], 1, &s->window[o]) || read_u64(rows[o], 2, &s->tail[o]) ||
+            read_u64(rows[o], 4, &other) || read_u64(rows[o], 5, &s->rho[o])) {
             ok = 0;
             break;
         }
+        s->other[o] = other != 0;
         if ((int)start < previous || (int)start >= n_cells || !(s->window[o] & 1)) {
             PyErr_SetString(PyExc_ValueError, "options must be sorted by start cell, each covering its start");
             ok = 0;
@@ -289,6 +514,10 @@ static int Frontier_init(Frontier *s, PyObject *args, PyObject *kwds) {
     if (ok) {
         for (; previous < n_cells; previous++) s->first[previous + 1] = (int)n_options;
         s->member_start[n_options] = k;
+        if (s->unit && build_borders(s, n_options)) {
+            PyErr_NoMemory();
+            ok = 0;
+        }
     }
     for (Py_ssize_t o = 0; o < n_options; o++) Py_XDECREF(rows[o]);
     free(rows);
@@ -340,7 +569,7 @@ static PyTypeObject FrontierType = {
     .tp_name = "polytile_exactcover._frontier.Frontier",
     .tp_basicsize = sizeof(Frontier),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Frontier(n_cells, options, groups, tail_full): counts exact covers by a frontier scan",
+    .tp_doc = "Frontier(n_cells, options, groups, tail_full, pruning): counts exact covers by a frontier scan",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Frontier_init,
     .tp_dealloc = (destructor)Frontier_dealloc,

@@ -33,7 +33,9 @@ class CoverProblem:
     """Items are numbered 1..n_items; ``options[k]`` is (items, [(group, weight)]) of the
     model variable ``variables[k]``; ``rows[i - 1]`` is the constraint of item i.
     ``order`` lists the items in the order the kernels fill them: first the ``cells``
-    (items found to be a region's cells), then the others."""
+    (items found to be a region's cells), then the others.  ``shapes[k]`` are the cells
+    of option k's placement on the region (empty when its variable places no piece), which
+    the frontier scan colours to prune states no tiling can finish."""
 
     n_items: int
     options: tuple[tuple[tuple[int, ...], tuple[tuple[int, int], ...]], ...]
@@ -42,6 +44,7 @@ class CoverProblem:
     rows: tuple[int, ...]
     order: tuple[int, ...]
     cells: int
+    shapes: tuple[tuple[tuple[int, int], ...], ...] = ()
 
     def option_of(self) -> dict[int, int]:
         return {var: k for k, var in enumerate(self.variables)}
@@ -104,7 +107,8 @@ def cover_problem(model: Model, *, allowed: set[int] | None = None) -> CoverProb
         options.append((tuple(items_of[var]), tuple(member_of.get(var, ()))))
         variables.append(var)
     order, cells = scan_order(model, len(rows), options, variables)
-    return CoverProblem(len(rows), tuple(options), tuple(variables), tuple(groups), tuple(rows), order, cells)
+    shapes = tuple(model.placements[var].cells if var in model.placements else () for var in variables)
+    return CoverProblem(len(rows), tuple(options), tuple(variables), tuple(groups), tuple(rows), order, cells, shapes)
 
 
 def scan_order(model: Model, n_items: int, options, variables) -> tuple[tuple[int, ...], int]:
@@ -192,6 +196,7 @@ class WholeCover:
             problem,
             options=tuple(itertools.compress(problem.options, keep)),
             variables=tuple(itertools.compress(problem.variables, keep)),
+            shapes=tuple(itertools.compress(problem.shapes, keep)),
         )
 
 

@@ -7,12 +7,12 @@ finish from a state is computed once.  On a narrow frontier with few piece kinds
 dominoes, 9×9 with L-tetrominoes) states recur massively and millions of tilings are
 counted in milliseconds; with many distinct pieces (the 12 pentominoes) they hardly
 recur, the table grows without paying off, and ``MemoTooLarge`` tells the caller to
-fall back to dancing links.
+fall back to dancing links.  The search keeps its own stack (no Python recursion, so no
+recursion limit to raise on a large region).
 """
 
 from __future__ import annotations
 
-import sys
 import threading
 import time
 
@@ -57,46 +57,59 @@ def memo_count(
         starting[(mask & -mask).bit_length() - 1].append((mask, memberships))
     lows = tuple(lo for lo, _ in problem.groups)
     highs = tuple(hi for _, hi in problem.groups)
-    table: dict = {}
-    calls = [0]
-    hits = [0]
 
-    def ways(covered: int, totals: tuple[int, ...]) -> int:
-        if covered == full:
-            return int(all(total >= lo for total, lo in zip(totals, lows, strict=True)))
-        key = (covered, totals)
-        known = table.get(key)
-        if known is not None:
-            hits[0] += 1
-            return known
-        calls[0] += 1
-        if calls[0] & 1023 == 0:
-            if stop.is_set():
-                raise Stopped("interrupted")
-            if deadline is not None and time.monotonic() > deadline:
-                raise Stopped("time_limit")
-            if len(table) > budget or (probe and len(table) >= PROBE_STATES and 4 * hits[0] < len(table)):
-                raise MemoTooLarge
+    def moves(covered: int, totals: tuple[int, ...]):
+        """The states one option on the first uncovered item leads to."""
         first = (~covered & (covered + 1)).bit_length() - 1
-        total = 0
         for mask, memberships in starting[first]:
             if mask & covered:
                 continue
-            if memberships:
-                moved = list(totals)
-                for group, weight in memberships:
-                    moved[group] += weight
-                if any(moved[group] > highs[group] for group, _ in memberships):
-                    continue
-                total += ways(covered | mask, tuple(moved))
-            else:
-                total += ways(covered | mask, totals)
-        table[key] = total
-        return total
+            if not memberships:
+                yield covered | mask, totals
+                continue
+            moved = list(totals)
+            for group, weight in memberships:
+                moved[group] += weight
+            if all(moved[group] <= highs[group] for group, _ in memberships):
+                yield covered | mask, tuple(moved)
 
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 4 * len(order) + 1000))
-    try:
-        return ways(0, tuple(0 for _ in problem.groups))
-    finally:
-        sys.setrecursionlimit(limit)
+    # An explicit stack instead of recursion (a region of n cells would need n frames):
+    # each frame is [state, its moves not yet counted, the ways counted so far].
+    if full == 0:
+        return int(all(lo <= 0 for lo in lows))
+    table: dict[tuple[int, tuple[int, ...]], int] = {}
+    hits = opened = 0
+    root = (0, tuple(0 for _ in problem.groups))
+    stack = [[root, moves(*root), 0]]
+    while True:
+        frame = stack[-1]
+        for state in frame[1]:
+            covered, totals = state
+            if covered == full:
+                frame[2] += int(all(total >= lo for total, lo in zip(totals, lows, strict=True)))
+                continue
+            known = table.get(state)
+            if known is None:
+                stack.append([state, moves(*state), 0])
+                opened += 1
+                if opened & 1023 == 0:
+                    _check(stop, deadline, len(table), hits, budget, probe)
+                break
+            hits += 1
+            frame[2] += known
+        else:
+            stack.pop()
+            table[frame[0]] = frame[2]
+            if not stack:
+                return frame[2]
+            stack[-1][2] += frame[2]
+
+
+def _check(stop: threading.Event, deadline: float | None, states: int, hits: int, budget: float, probe: bool) -> None:
+    """Raise ``Stopped`` or ``MemoTooLarge`` when it is time to give up."""
+    if stop.is_set():
+        raise Stopped("interrupted")
+    if deadline is not None and time.monotonic() > deadline:
+        raise Stopped("time_limit")
+    if states > budget or (probe and states >= PROBE_STATES and 4 * hits < states):
+        raise MemoTooLarge

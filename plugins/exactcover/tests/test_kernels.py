@@ -11,14 +11,18 @@ from __future__ import annotations
 
 import random
 import threading
+from pathlib import Path
 
+import attrs
 import polytile_exactcover
 import pytest
 from polytile_exactcover import ExactCoverBackend, ExactCoverOptions
 from polytile_exactcover.cover import cover_problem
-from polytile_exactcover.frontier import layout
+from polytile_exactcover.frontier import Pockets, Pruning, frontier, layout
 
 from polytile_core import api
+from polytile_core.config.pipeline import make_plan, read_pipeline
+from polytile_core.config.schema import SolveSpec
 from polytile_core.host.contracts import SolveSettings
 from polytile_core.model.geometry import Region
 from polytile_core.model.tiling import build_tiling
@@ -144,6 +148,121 @@ def test_the_random_instances_cover_what_they_claim():
 
 
 def _pieces_and_region(rows, pieces):
+    plan = api.plan(rows, pieces, backend="exactcover", host=HOST)
+    return plan.pieces, plan.region
+
+
+BULK = {"D": ["##"], "I3": ["###"], "I4": ["####"], "L3": ["#.", "##"]}
+
+
+def pruned_instance(rng: random.Random):
+    """(region rows, pieces) where the frontier's colouring invariant applies: a board of
+    up to 6×4 with up to three holes, one piece with many copies (unlimited, at least k, up
+    to 12, or a range) and one or two others used once, k times or within a small range."""
+    width, height = rng.randint(3, 6), rng.randint(3, 4)
+    cells = [(x, y) for y in range(height) for x in range(width)]
+    holes = set(rng.sample(cells, rng.randint(0, 3)))
+    rows = ["".join("." if (x, y) in holes else "#" for x in range(width)) for y in range(height)]
+    name = rng.choice(sorted(BULK))
+    many = rng.choice(({"unlimited": True}, {"min": 2}, {"max": 12}, {"min": 1, "max": 9}))
+    pieces = [api.piece(name, BULK[name], kind=rng.choice(("free", "free", "fixed")), **many)]
+    for other in rng.sample(sorted(set(SHAPES) - {name}), rng.randint(1, 2)):
+        low = rng.randint(0, 1)
+        few = rng.choice(({}, {"count": rng.randint(1, 2)}, {"min": low, "max": low + rng.randint(0, 2)}))
+        pieces.append(api.piece(other, SHAPES[other], kind=rng.choice(("free", "one-sided", "fixed")), **few))
+    return rows, pieces
+
+
+def pruned_instances(seed: int, number: int):
+    rng = random.Random(seed)
+    drawn = []
+    while len(drawn) < number:
+        rows, pieces = pruned_instance(rng)
+        if not api.plan(rows, pieces, backend="exactcover", host=HOST).tiling_problem().area_problem():
+            drawn.append((rows, pieces))
+    return drawn
+
+
+def unpruned(plan):
+    """The same scan without the colouring invariant."""
+    return attrs.evolve(plan, pruning=Pruning(), options=[(*option[:4], 0, 0) for option in plan.options])
+
+
+@pytest.mark.parametrize("rows, pieces", pruned_instances(seed=1700, number=150))
+def test_the_pruned_frontier_counts_as_the_brute_force(rows, pieces):
+    plan = api.plan(rows, pieces, backend="exactcover", host=HOST)
+    model = build_tiling(plan.pieces, plan.region)
+    expected = count_tilings_brute_force(plan.region.cells, plan.pieces)
+    scan = layout(cover_problem(model))
+    if not isinstance(scan, str):  # a cell only one placement covers may leave the scan no layout
+        assert frontier(scan).run(1 << 62, 0.0)[1] == expected, (rows, pieces)
+        assert frontier(unpruned(scan)).run(1 << 62, 0.0)[1] == expected, (rows, pieces)
+    assert solve(model, "count")[0].count == expected, (rows, pieces)
+
+
+def test_the_pruned_instances_exercise_the_pruning():
+    """Most take the invariant, some of those have tilings, and it removes states in many."""
+    active = tiled = fewer = 0
+    for rows, pieces in pruned_instances(seed=1700, number=150):
+        plan = api.plan(rows, pieces, backend="exactcover", host=HOST)
+        scan = layout(cover_problem(build_tiling(plan.pieces, plan.region)))
+        if not isinstance(scan, str) and scan.pruning.modulus:
+            active += 1
+            pruned, whole = frontier(scan).run(1 << 62, 0.0), frontier(unpruned(scan)).run(1 << 62, 0.0)
+            tiled += pruned[1] > 0
+            fewer += pruned[2] < whole[2]
+    assert active >= 110 and tiled >= 20 and fewer >= 70, (active, tiled, fewer)  # 124, 29, 88
+
+
+def test_a_notched_board_of_bars_is_pruned_and_counted_as_by_search():
+    """7×7 minus its corners and centre: 7 I4, one I3, one L3 and two P (the 2022 paper's
+    Fig. 12 in small), counted by both search kernels; the invariant (colours mod 4, nine
+    functionals) leaves fewer than one state in five of the unpruned peak layer."""
+    rows = [".#####.", "#######", "#######", "###.###", "#######", "#######", ".#####."]
+    pieces = [
+        api.piece("I4", ["####"], count=7),
+        api.piece("I3", ["###"]),
+        api.piece("L3", ["#.", "##"]),
+        api.piece("P", ["##", "##", "#."], count=2),
+    ]
+    model = build_tiling(*_plan_parts(rows, pieces))
+    by_search = {solve(model, "count", counter="search", kernel=kernel)[0].count for kernel in ("bitboard", "dlx")}
+    scan = layout(cover_problem(model))
+    assert scan.pruning.modulus == 4
+    _, count, peak, _ = frontier(scan).run(1 << 62, 0.0)
+    _, whole_count, whole_peak, _ = frontier(unpruned(scan)).run(1 << 62, 0.0)
+    assert by_search == {count} == {whole_count}
+    assert 5 * peak < whole_peak
+    result, _ = solve(model, "count")
+    assert result.count == count
+    assert result.details["exactcover_frontier_pruning"].startswith("colours mod 4 (")
+
+
+def test_closed_pockets_cut_the_scan_of_5x12_pentominoes():
+    """5×12 with the 12 pentominoes (oracles.md: 4,040): the scan that drops states with a
+    closed pocket no piece fills gives the published count with fewer states at its peak."""
+    plan = api.plan((12, 5), [api.family("pentominoes")], host=HOST)
+    scan = layout(cover_problem(build_tiling(plan.pieces, plan.region)))
+    assert (scan.pockets.unit, scan.pockets.smallest) == (5, 5)
+    with_pockets = frontier(scan).run(1 << 62, 0.0)
+    without = frontier(attrs.evolve(scan, pockets=Pockets())).run(1 << 62, 0.0)
+    assert with_pockets[1] == without[1] == 4040
+    assert with_pockets[2] < without[2]
+
+
+@pytest.mark.slow
+def test_the_2022_paper_fig_8_by_the_scan_and_by_the_memo():
+    """The jagged 13×13 with 33 L-trominoes and 9 X (no published count): the default
+    (the frontier scan) and the memo, a different algorithm, give the same count."""
+    pipeline = read_pipeline(Path(__file__).parents[3] / "examples" / "paper" / "gb2022-fig08.toml")
+    plan = make_plan(attrs.evolve(pipeline, split=None, solve=SolveSpec(mode="count")), HOST)
+    model = build_tiling(plan.pieces, plan.region)
+    by_scan, _ = solve(model, "count")
+    assert by_scan.details["exactcover_kernel"] == "frontier"
+    assert by_scan.count == solve(model, "count", counter="memo")[0].count == 418_440
+
+
+def _plan_parts(rows, pieces):
     plan = api.plan(rows, pieces, backend="exactcover", host=HOST)
     return plan.pieces, plan.region
 
