@@ -11,11 +11,15 @@ from polytile_core.model.zero_one import Model
 from polytile_core.output.results import PlacedPiece, Solution
 
 
-def solution_of(model: Model, ones: list[int]) -> Solution:
-    """Turn the decision variables that are 1 back into placed pieces (and enclosed cells)."""
-    placed = tuple(
-        PlacedPiece(model.placements[var].piece, model.placements[var].cells) for var in ones if var in model.placements
-    )
+def solution_of(model: Model, ones: list[int], pieces: dict[int, PlacedPiece] | None = None) -> Solution:
+    """Turn the decision variables that are 1 back into placed pieces (and enclosed cells).
+    ``pieces`` keeps the placed pieces built so far, to share them between the solutions
+    of one model (they are immutable): a listing then builds each piece once."""
+    pieces = {} if pieces is None else pieces
+    for var in ones:
+        if var not in pieces and var in model.placements:
+            pieces[var] = PlacedPiece(model.placements[var].piece, model.placements[var].cells)
+    placed = tuple(pieces[var] for var in ones if var in pieces)
     interior = tuple(sorted(model.interior[var] for var in ones if var in model.interior)) if model.interior else None
     return Solution(placed, model.objective_value(ones), interior)
 

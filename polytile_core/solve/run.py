@@ -25,7 +25,7 @@ from polytile_core.config.pipeline import Plan
 from polytile_core.host.capabilities import AUTO, model_features
 from polytile_core.model.symmetry import placement_symmetries
 from polytile_core.model.zero_one import BuildStopped, Model, build_limits
-from polytile_core.output.results import Found, Result, Solution, Termination
+from polytile_core.output.results import Found, PlacedPiece, Result, Solution, Termination
 from polytile_core.solve import distinct
 from polytile_core.solve.autosplit import solve_probed, worth_splitting
 from polytile_core.solve.collect import Collector, default_keep, solution_of
@@ -254,10 +254,11 @@ def _solve_whole(
 ) -> Outcome:
     assert plan.backend is not None, "backend auto is resolved before solving"
     backend = plan.backend.provides(plan.backend_options)
+    pieces: dict[int, PlacedPiece] = {}
     answer = backend.solve(
         model,
         attrs.evolve(plan.settings, distinct=in_search),
-        lambda ones: collector.add(solution_of(model, ones)),
+        lambda ones: collector.add(solution_of(model, ones, pieces)),
         stop,
     )
     count = answer.count

@@ -54,7 +54,8 @@ class ExactCoverOptions:
         default="auto",
         metadata={
             "description": "what lists (and counts by search): bitboard (at most 256 items: cells and "
-            "pieces used once), dlx (dancing links, any size) or auto (bitboard when it fits)"
+            "pieces used once), dlx (dancing links, any size) or auto (dlx to find one; to list, bitboard when "
+            "it fits unless a short dlx probe finishes)"
         },
     )
     memo_budget: int = attrs.field(
@@ -68,7 +69,8 @@ class ExactCoverOptions:
         default="search",
         metadata={
             "description": "with distinct: break the symmetry in the search (search), or count the "
-            "solutions each symmetry fixes (burnside)"
+            "solutions each symmetry fixes (burnside); listing all: search lists only the tilings with an "
+            "anchor piece on a representative and makes the others as their images, burnside lists plainly"
         },
     )
 
@@ -130,11 +132,12 @@ def run_kernel(kernel, limits: Limits, *args):
         return kernel.run(*args)
 
 
-def listing_kernel(problem: CoverProblem, kernel: str, limits: Limits):
-    """(the search kernel for ``problem``, its name).  On auto: bitboards when the items
-    fit, unless dancing links finishes within ``PROBE_NODES`` nodes (a region whose holes
-    force most moves, which dancing links finds by choosing the most constrained cell and
-    the bitboards, filling the first empty cell, do not)."""
+def listing_kernel(problem: CoverProblem, kernel: str, limits: Limits, limit: int = 0):
+    """(the search kernel for ``problem``, its name).  On auto, to find a few solutions
+    (``limit`` > 0): dancing links, whose most constrained item finds a first tiling of an
+    irregular region soonest (the 2022 paper's Fig. 8: 1.5 s, against 12 s filling the
+    first empty cell).  To list all: bitboards when the items fit, unless dancing links
+    finishes within ``PROBE_NODES`` nodes (a region whose holes force most moves)."""
     fits = problem.n_items <= BITBOARD_ITEMS
     if kernel == "bitboard" and not fits:
         raise InputError(
@@ -143,13 +146,14 @@ def listing_kernel(problem: CoverProblem, kernel: str, limits: Limits):
             path="options.exactcover.kernel",
         )
     dancing_links = Search(problem.n_items, problem.options, problem.groups)
-    if kernel == "dlx" or not fits:
+    if kernel == "dlx" or not fits or (kernel == "auto" and limit > 0):
         return dancing_links, "dlx"
     if kernel == "auto" and run_kernel(dancing_links, limits, None, 0, limits.left(), PROBE_NODES)[0] == "completed":
         return Search(problem.n_items, problem.options, problem.groups), "dlx"
     position = {item: index for index, item in enumerate(problem.order)}
     options = [([position[item] for item in items], memberships) for items, memberships in problem.options]
-    return Board(problem.n_items, options, problem.groups, first_branch(options, problem.n_items)), "bitboard"
+    board = Board(problem.n_items, options, problem.groups, first_branch(options, problem.n_items), problem.cells)
+    return board, "bitboard"
 
 
 def first_branch(options, n_items: int) -> int:
@@ -168,7 +172,7 @@ def enumerate_covers(problem: CoverProblem, on_ones, limits: Limits, limit: int 
     reason = limits.reason()
     if reason:
         return Outcome(reason, 0, kernel, {"kernel": kernel})
-    search, name = listing_kernel(problem, kernel, limits)
+    search, name = listing_kernel(problem, kernel, limits, limit)
     callback = None
     if on_ones is not None:
         variables = problem.variables
@@ -275,9 +279,12 @@ class ExactCoverBackend:
             outcome.details["counter"] = "search: the model is a subtree of a search"
         elif settings.mode == "count":
             outcome = count_covers(problem, self.options, limits)
+        elif settings.mode == "all":
+            from polytile_exactcover.symmetric import list_all
+
+            outcome = list_all(model, problem, report, limits, self.options)
         else:
-            limit = 1 if settings.mode == "one" else 0
-            outcome = enumerate_covers(problem, report, limits, limit=limit, kernel=self.options.kernel)
+            outcome = enumerate_covers(problem, report, limits, limit=1, kernel=self.options.kernel)
         complete = outcome.status in ("completed", "solution_limit")
         if outcome.count:
             found = Found.FEASIBLE

@@ -31,6 +31,8 @@ typedef struct {
     uint64_t *mask;                     /* option k's mask: words at mask[k * MAX_WORDS] */
     int *option_id;                     /* the caller's number of each (sorted) option */
     int *first;                         /* options whose first item is i: first[i] .. first[i+1]-1 */
+    int *runs, *run_key, *run_end;      /* item i's options in runs runs[i] .. runs[i+1]-1: run r ends
+                                           before run_end[r], all its options cover item run_key[r] (-1: none) */
     int *root, n_root;                  /* the options branched on first (those of the item with fewest) */
     int *member_start, *member_group;   /* option -> its (group, weight) pairs */
     long long *member_weight, *total, *lo, *hi;
@@ -100,19 +102,24 @@ static inline void count_in(Board *s, int o, int sign) {
         }                                                                               \
         int item = 64 * word + __builtin_ctzll(~board[word]);                           \
         uint64_t next[W];                                                               \
-        for (int o = s->first[item]; o < s->first[item + 1]; o++) {                     \
-            const uint64_t *m = s->mask + (size_t)o * MAX_WORDS;                        \
-            int clash = 0;                                                              \
-            for (int w = 0; w < W; w++) clash |= (m[w] & board[w]) != 0;                \
-            if (clash) continue;                                                        \
-            int counted = s->member_start[o] < s->member_start[o + 1];                  \
-            if (counted && !fits(s, o)) continue;                                       \
-            for (int w = 0; w < W; w++) next[w] = board[w] | m[w];                      \
-            if (counted) count_in(s, o, 1);                                             \
-            s->chosen[depth] = o;                                                       \
-            int go_on = search_##W(s, next, depth + 1);                                 \
-            if (counted) count_in(s, o, -1);                                            \
-            if (!go_on) return 0;                                                       \
+        int o = s->first[item];                                                         \
+        for (int r = s->runs[item]; r < s->runs[item + 1]; r++) {                       \
+            int key = s->run_key[r], end = s->run_end[r];                               \
+            if (key >= 0 && (board[key >> 6] >> (key & 63) & 1)) { o = end; continue; } \
+            for (; o < end; o++) {                                                      \
+                const uint64_t *m = s->mask + (size_t)o * MAX_WORDS;                    \
+                int clash = 0;                                                          \
+                for (int w = 0; w < W; w++) clash |= (m[w] & board[w]) != 0;            \
+                if (clash) continue;                                                    \
+                int counted = s->member_start[o] < s->member_start[o + 1];              \
+                if (counted && !fits(s, o)) continue;                                   \
+                for (int w = 0; w < W; w++) next[w] = board[w] | m[w];                  \
+                if (counted) count_in(s, o, 1);                                         \
+                s->chosen[depth] = o;                                                   \
+                int go_on = search_##W(s, next, depth + 1);                             \
+                if (counted) count_in(s, o, -1);                                        \
+                if (!go_on) return 0;                                                   \
+            }                                                                           \
         }                                                                               \
         return 1;                                                                       \
     }
@@ -123,9 +130,18 @@ SEARCH(3)
 SEARCH(4)
 
 static void Board_dealloc(Board *s) {
-    free(s->mask); free(s->option_id); free(s->first); free(s->root); free(s->member_start); free(s->member_group);
+    free(s->mask); free(s->option_id); free(s->first); free(s->runs); free(s->run_key); free(s->run_end); free(s->root); free(s->member_start); free(s->member_group);
     free(s->member_weight); free(s->total); free(s->lo); free(s->hi); free(s->chosen);
     Py_TYPE(s)->tp_free((PyObject *)s);
+}
+
+typedef struct { int first, key, option; } Sorted;
+
+static int by_first_then_key(const void *a, const void *b) {
+    const Sorted *x = a, *y = b;
+    if (x->first != y->first) return x->first < y->first ? -1 : 1;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return x->option < y->option ? -1 : x->option > y->option;
 }
 
 static int read_int(PyObject *seq, Py_ssize_t k, long long *out) {
@@ -136,15 +152,17 @@ static int read_int(PyObject *seq, Py_ssize_t k, long long *out) {
     return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
 }
 
-/* Board(n_items, options, groups[, first_item])
+/* Board(n_items, options, groups[, first_item[, n_cells]])
  *   options: per option (items, [(group, weight)]), items numbered 0..n_items-1 in scan order;
  *   groups:  per group (lo, hi);
- *   first_item: the item branched on first (default 0, the first in scan order). */
+ *   first_item: the item branched on first (default 0, the first in scan order);
+ *   n_cells: the items before it are cells, the ones from it pieces used once (default: all cells). */
 static int Board_init(Board *s, PyObject *args, PyObject *kwds) {
     int n_items;
     PyObject *options, *groups;
-    int fewest = -1;
-    if (!PyArg_ParseTuple(args, "iOO|i", &n_items, &options, &groups, &fewest)) return -1;
+    int fewest = -1, n_cells = -1;
+    if (!PyArg_ParseTuple(args, "iOO|ii", &n_items, &options, &groups, &fewest, &n_cells)) return -1;
+    if (n_cells < 0 || n_cells > n_items) n_cells = n_items;
     if (n_items < 1 || n_items > 64 * MAX_WORDS) {
         PyErr_SetString(PyExc_ValueError, "a bitboard holds 1 to 256 items");
         return -1;
@@ -163,11 +181,11 @@ static int Board_init(Board *s, PyObject *args, PyObject *kwds) {
     s->lo = calloc(n_groups + 1, sizeof(long long));
     s->hi = calloc(n_groups + 1, sizeof(long long));
     s->chosen = calloc(n_items + 1, sizeof(int));
-    int *start = calloc(n_options + 1, sizeof(int));
+    int *start = calloc(n_options + 1, sizeof(int)), *last = calloc(n_options + 1, sizeof(int));
     uint64_t *masks = calloc((n_options + 1) * MAX_WORDS, sizeof(uint64_t));
     if (!s->mask || !s->option_id || !s->first || !s->member_start || !s->total || !s->lo || !s->hi ||
-        !s->chosen || !start || !masks) {
-        free(start); free(masks);
+        !s->chosen || !start || !last || !masks) {
+        free(start); free(last); free(masks);
         PyErr_NoMemory();
         return -1;
     }
@@ -193,6 +211,7 @@ static int Board_init(Board *s, PyObject *args, PyObject *kwds) {
             if (item < 0 || item >= n_items) { PyErr_SetString(PyExc_ValueError, "item out of range"); ok = 0; break; }
             masks[o * MAX_WORDS + item / 64] |= 1ULL << (item % 64);
             if (item < start[o]) start[o] = (int)item;
+            if (j == 0 || item > last[o]) last[o] = (int)item;
         }
         memberships += m > 0 ? m : 0;
         Py_XDECREF(option); Py_XDECREF(items); Py_XDECREF(member);
@@ -203,18 +222,37 @@ static int Board_init(Board *s, PyObject *args, PyObject *kwds) {
         if (!s->member_group || !s->member_weight) { PyErr_NoMemory(); ok = 0; }
     }
     if (ok) {
-        /* Sort the options by first item (counting sort, stable). */
-        for (Py_ssize_t o = 0; o < n_options; o++) s->first[start[o] + 1]++;
-        for (int i = 0; i < n_items; i++) s->first[i + 1] += s->first[i];
-        int *place = calloc(n_items + 1, sizeof(int));
-        if (place == NULL) { PyErr_NoMemory(); ok = 0; }
-        for (int i = 0; ok && i < n_items; i++) place[i] = s->first[i];
+        /* Sort the options by first item, then by the item after the cells they cover (a
+         * piece used once), so that a piece already placed skips its run at once. */
+        Sorted *order = calloc(n_options + 1, sizeof(Sorted));
+        if (order == NULL) { PyErr_NoMemory(); ok = 0; }
         for (Py_ssize_t o = 0; ok && o < n_options; o++) {
-            int k = place[start[o]]++;
-            s->option_id[k] = (int)o;
-            memcpy(s->mask + (size_t)k * MAX_WORDS, masks + (size_t)o * MAX_WORDS, MAX_WORDS * sizeof(uint64_t));
+            order[o].first = start[o];
+            order[o].key = last[o] >= n_cells ? last[o] : -1;
+            order[o].option = (int)o;
         }
-        free(place);
+        if (ok) qsort(order, n_options, sizeof(Sorted), by_first_then_key);
+        s->runs = calloc(n_items + 2, sizeof(int));
+        s->run_key = calloc(n_options + 1, sizeof(int));
+        s->run_end = calloc(n_options + 1, sizeof(int));
+        if (ok && (!s->runs || !s->run_key || !s->run_end)) { PyErr_NoMemory(); ok = 0; }
+        int n_runs = 0;
+        for (Py_ssize_t k = 0; ok && k < n_options; k++) {
+            int o = order[k].option;
+            s->option_id[k] = o;
+            memcpy(s->mask + (size_t)k * MAX_WORDS, masks + (size_t)o * MAX_WORDS, MAX_WORDS * sizeof(uint64_t));
+            s->first[order[k].first + 1]++;
+            if (k == 0 || order[k].first != order[k - 1].first || order[k].key != order[k - 1].key) {
+                s->runs[order[k].first + 1]++;
+                s->run_key[n_runs++] = order[k].key;
+            }
+            s->run_end[n_runs - 1] = (int)k + 1;
+        }
+        for (int i = 0; ok && i < n_items; i++) {
+            s->first[i + 1] += s->first[i];
+            s->runs[i + 1] += s->runs[i];
+        }
+        free(order);
     }
     /* Memberships, in sorted order. */
     int k = 0;
@@ -242,6 +280,7 @@ static int Board_init(Board *s, PyObject *args, PyObject *kwds) {
     for (int o = 0; ok && o < n_options; o++)
         if (s->mask[(size_t)o * MAX_WORDS + fewest / 64] >> (fewest % 64) & 1) s->root[s->n_root++] = o;
     free(start);
+    free(last);
     free(masks);
     return ok ? 0 : -1;
 }
@@ -308,7 +347,7 @@ static PyTypeObject BoardType = {
     .tp_name = "polytile_exactcover._bitboard.Board",
     .tp_basicsize = sizeof(Board),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Board(n_items, options, groups[, first_item]): an exact cover of at most 256 items on bitboards",
+    .tp_doc = "Board(n_items, options, groups[, first_item[, n_cells]]): an exact cover of at most 256 items on bitboards",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Board_init,
     .tp_dealloc = (destructor)Board_dealloc,

@@ -17,6 +17,12 @@ The anchor is the row with the fewest representatives fixed by a symmetry, then 
 fewest representatives (the X pentomino in 6×10: 8 placements, none fixed).  Without an
 anchor (one piece kind used many times), counting uses Burnside over all of G and
 listing keeps the smallest image of each class.
+
+Listing *all* solutions uses the same anchor (``list_all``): search only the solutions
+with the anchor on a representative p, and hand on each one's images under one symmetry
+per coset of p's stabiliser.  Every solution arises exactly once (the symmetries taking
+p to where a solution has its anchor form one coset), and 6×10 costs the search a
+quarter of the whole tree.
 """
 
 from __future__ import annotations
@@ -24,7 +30,14 @@ from __future__ import annotations
 import attrs
 
 from polytile_core.errors import InputError
-from polytile_core.model.symmetry import burnside, checked_symmetries, fixed_model, is_smallest_image
+from polytile_core.model.geometry import Region
+from polytile_core.model.symmetry import (
+    Permutation,
+    burnside,
+    checked_symmetries,
+    fixed_model,
+    is_smallest_image,
+)
 from polytile_core.model.zero_one import Model
 from polytile_exactcover import ExactCoverOptions, Limits, Outcome, count_covers, enumerate_covers
 from polytile_exactcover.cover import CoverProblem, cover_problem
@@ -165,3 +178,73 @@ def _anchored(model, problem, mode, report, limits, options, group, anchor: Anch
             distinct += kept[0]
         total.add(part, order // len(stabiliser))
     return total, distinct if total.status == "completed" else None
+
+
+def own_symmetries(model: Model) -> list[Permutation]:
+    """The model's symmetries: those it declares if they hold, else the symmetries of its
+    cells that carry every placement onto a placement of the same piece (a subgroup of the
+    problem's: a reflection that turns P into Q is left out), checked on the rows all the
+    same."""
+    if model.symmetries:
+        try:
+            return checked_symmetries(model)
+        except ValueError:
+            pass  # declared for the model this one was copied from (a part of a split): find its own
+    if model.objective is not None or not model.placements or len(model.placements) != model.num_variables:
+        return []
+    region = Region(cell for placement in model.placements.values() for cell in placement.cells)
+    where = {(placement.piece, tuple(sorted(placement.cells))): var for var, placement in model.placements.items()}
+    found: list[Permutation] = []
+    for symmetry in region.symmetries():
+
+        def image_of(var: int, symmetry=symmetry) -> int:
+            placement = model.placements[var]
+            return where.get((placement.piece, region.map_onto_itself(symmetry, placement.cells)), -1)
+
+        image = tuple(image_of(var) for var in range(model.num_variables))
+        if -1 not in image:
+            found.append(image)
+    try:
+        return checked_symmetries(attrs.evolve(model, symmetries=found))
+    except ValueError:
+        return []
+
+
+def list_all(model: Model, problem: CoverProblem, report, limits: Limits, options: ExactCoverOptions) -> Outcome:
+    """Every solution, each handed to ``report`` once: searched with the anchor on a
+    representative, the others made as images (module docstring); a plain listing when
+    the model has no symmetry or no anchor, or is a part of the tree split (``Model.pinned``:
+    its symmetries would have to fix the pins, and finding them costs what reading the
+    whole model does, which the part is spared)."""
+    plain = options.symmetry != "search" or model.pinned_on() is not None
+    group = [] if plain else own_symmetries(model)
+    anchor = choose_anchor(model, problem, group) if len(group) > 1 else None
+    if anchor is None or not (anchor.free or anchor.fixed):
+        return enumerate_covers(problem, report, limits, kernel=options.kernel)
+
+    def with_images(movers):
+        def emit(ones):
+            for mover in movers:
+                report(sorted(mover[var] for var in ones))
+
+        return emit
+
+    total = Outcome("completed", 0, "images")
+    total.details["images"] = f"{len(group)} symmetries, {len(anchor.free) + len(anchor.fixed)} anchor placements"
+    parts: list[tuple[set[int], list[Permutation]]] = []
+    if anchor.free:
+        parts.append((set(anchor.free), group))
+    for placement in anchor.fixed:
+        cosets: dict[int, Permutation] = {}  # one symmetry per coset of the stabiliser, the identity first
+        for g in group:
+            cosets.setdefault(g[placement], g)
+        parts.append(({placement}, list(cosets.values())))
+    kernel: str = options.kernel
+    for placements, movers in parts:
+        if total.status != "completed":
+            break
+        part = restricted(problem, set(anchor.variables) - placements)
+        found = enumerate_covers(part, with_images(movers), limits, kernel=kernel)
+        kernel = found.how  # the first part's choice (auto probes once) serves the others
+        total.add(found, len(movers))
+    return total

@@ -217,16 +217,18 @@ def test_one_sided_pieces_keep_only_the_rotations():
 
 
 def test_first_solution_streams_while_searching():
-    """Each tiling reaches on_solution while the search runs, not after it."""
-    model = pentomino_model(RING_8X8)
+    """Each tiling reaches on_solution while the search runs, not after it: the arrivals
+    spread over most of the solve (listed by the X anchor and its images)."""
+    model = pentomino_model((10, 6))
     arrivals = []
     started = time.perf_counter()
     result = ExactCoverBackend().solve(
         model, SolveSettings(mode="all"), lambda ones: arrivals.append(time.perf_counter()), threading.Event()
     )
     ended = time.perf_counter()
-    assert result.count == len(arrivals) == 520
-    assert arrivals[0] - started < 0.5 * (ended - started)
+    assert result.count == len(arrivals) == 9356
+    assert "exactcover_images" in result.details
+    assert arrivals[-1] - arrivals[0] > 0.5 * (ended - started)
 
 
 @pytest.mark.parametrize("kernel", ["dlx", "bitboard"])
@@ -327,3 +329,48 @@ def test_symmetries_a_model_no_longer_has_are_refused_not_trusted():
             model, SolveSettings(mode="count", distinct=True), lambda ones: None, threading.Event()
         )
     assert error.value.path == "solve.distinct"
+
+
+def listed_by_default_and_plainly(model):
+    """(tilings listed with the default options, by dancing links without images, the
+    default run's details), each listing checked for repeats."""
+    listings, details = [], {}
+    for options in (ExactCoverOptions(), ExactCoverOptions(symmetry="burnside", kernel="dlx")):
+        found: list[tuple[int, ...]] = []
+        result = ExactCoverBackend(options).solve(
+            model, SolveSettings(mode="all"), lambda ones, found=found: found.append(tuple(ones)), threading.Event()
+        )
+        assert result.count == len(found) == len(set(found))
+        listings.append(set(found))
+        details = details or result.details
+    return listings[0], listings[1], details
+
+
+def test_listing_all_checks_declared_symmetries_before_making_images():
+    """The same part with stale symmetries, listed in mode all (no distinct): the images
+    come only from symmetries its rows allow, so the listing equals the plain one."""
+    plan = api.plan((4, 4), [api.piece("L", L_TETROMINO, count=4)], backend="exactcover")
+    model = build_tiling(plan.pieces, plan.region)
+    model.symmetries = placement_symmetries(model, plan.region, plan.pieces)
+    first_piece_row = model.constraints[0]
+    model.constraints[0] = first_piece_row.__class__(first_piece_row.terms[:3], "<=", 0, "a part's restricted row")
+    by_default, plainly, _ = listed_by_default_and_plainly(model)
+    assert by_default == plainly and by_default
+
+
+def test_parts_of_the_tree_split_are_listed_plainly_and_completely():
+    """Parts of the tree split (5×12 with one X placement on the middle row pinned, as
+    Model.pinned makes them) skip the images: the same tilings as dancing links list,
+    and no symmetry is looked for."""
+    model = pentomino_model((12, 5))
+    middle_row = [
+        var
+        for var, placement in model.placements.items()
+        if placement.piece == "X" and sorted(y for _, y in placement.cells)[2] == 2
+    ]
+    listed = 0
+    for x_centre in middle_row[:3]:
+        by_default, plainly, details = listed_by_default_and_plainly(model.pinned([x_centre]))
+        assert by_default == plainly and "exactcover_images" not in details
+        listed += len(by_default)
+    assert listed

@@ -27,7 +27,7 @@ from polytile_core.host.contracts import SolveSettings
 from polytile_core.model.geometry import Region
 from polytile_core.model.tiling import build_tiling
 from polytile_core.output.results import Termination
-from polytile_core.testing import count_tilings_brute_force, fresh_host
+from polytile_core.testing import count_tilings_brute_force, fresh_host, tilings_brute_force
 
 SHAPES = {
     "D": ["##"],
@@ -94,17 +94,24 @@ def solve(model, mode, **options):
 def check(rows, pieces):
     plan = api.plan(rows, pieces, backend="exactcover", host=HOST)
     model = build_tiling(plan.pieces, plan.region)
-    expected = count_tilings_brute_force(plan.region.cells, plan.pieces)
+    tilings = set(tilings_brute_force(plan.region.cells, plan.pieces))
+    expected = len(tilings)
     for counter in ("frontier", "memo", "auto"):
         assert solve(model, "count", counter=counter)[0].count == expected, (rows, pieces, counter)
-    listed = {}
+
+    def as_tiling(ones):
+        return frozenset((model.placements[var].piece, frozenset(model.placements[var].cells)) for var in ones)
+
     for kernel in ("bitboard", "dlx"):
         assert solve(model, "count", counter="search", kernel=kernel)[0].count == expected, (rows, pieces, kernel)
-        result, found = solve(model, "all", kernel=kernel)
-        assert result.count == len(found) == len(set(found)) == expected, (rows, pieces, kernel)
-        assert result.details["exactcover_kernel"] == kernel
-        listed[kernel] = set(found)
-    assert listed["bitboard"] == listed["dlx"]
+        # symmetry "search" lists by the anchor and the images under the symmetries, "burnside" plainly
+        for symmetry in ("search", "burnside"):
+            result, found = solve(model, "all", kernel=kernel, symmetry=symmetry)
+            assert result.count == len(found) == len(set(found)) == expected, (rows, pieces, kernel, symmetry)
+            assert {as_tiling(ones) for ones in found} == tilings, (rows, pieces, kernel, symmetry)
+            assert kernel in result.details["exactcover_kernel"]
+    one, found = solve(model, "one")
+    assert len(found) == min(expected, 1) and {as_tiling(ones) for ones in found} <= tilings
 
 
 @pytest.mark.parametrize("rows, pieces", instances(seed=17, number=300))
@@ -133,6 +140,16 @@ def test_the_random_instances_cover_what_they_claim():
         )
     )
     assert tiled >= 15  # 20 of the first 60
+    by_images = 0
+    for rows, pieces in drawn[:60]:
+        model = build_tiling(*_pieces_and_region(rows, pieces))
+        by_images += "exactcover_images" in solve(model, "all")[0].details
+    assert by_images >= 10  # listed by the anchor and its images: 29 of the first 60
+
+
+def _pieces_and_region(rows, pieces):
+    plan = api.plan(rows, pieces, backend="exactcover", host=HOST)
+    return plan.pieces, plan.region
 
 
 BULK = {"D": ["##"], "I3": ["###"], "I4": ["####"], "L3": ["#.", "##"]}
