@@ -35,6 +35,11 @@ class Part:
     ``fixed``, when set, makes the part the whole model (``model``, shared by every part)
     with these variables fixed to 1: such a part travels as the indices alone, the model
     about once per worker (``polytile_core.solve.parcels``).
+
+    ``images``, when set, are symmetries of ``model`` (permutations of its variables,
+    the identity first) under which the part's solutions stand for others as well: a split
+    that searches one placement per orbit of an anchor piece (the tree split) hands each
+    solution on with its images, so the parts still partition the solutions.
     """
 
     key: str
@@ -42,6 +47,7 @@ class Part:
     details: dict = attrs.Factory(dict)
     copies: tuple[tuple[int, int], ...] = ((0, 0),)
     fixed: tuple[int, ...] | None = None
+    images: tuple[tuple[int, ...], ...] = ()
 
 
 @attrs.define

@@ -180,11 +180,17 @@ class _SplitRun:
 
     def finished(self, part: Part, outcome: PartOutcome) -> None:
         answer = outcome.answer
+        # A part searched for one member of each orbit stands for its images too (mode one
+        # needs only the solution found).
+        images = part.images if part.images and self.mode != "one" else ((),)
         for ones in outcome.solutions:
-            self.collector.add(whole_solution(part, ones))
+            for image in images:
+                self.collector.add(whole_solution(part, sorted(image[var] for var in ones) if image else ones))
         count = answer.count
         if self.mode in ("all", "count") and count is None:
             count = len(outcome.solutions)
+        if count and part.images:
+            count *= len(part.images)
         if count:
             self.count += count
             self.run_state.counted = self.count

@@ -32,7 +32,7 @@ from polytile_core.output.results import Termination
 from polytile_core.solve import autosplit
 from polytile_core.solve.checkpoint import Checkpoint
 from polytile_core.solve.run import run
-from polytile_core.testing import INSTANCES, count_tilings_brute_force, fresh_host, solve_with
+from polytile_core.testing import INSTANCES, count_tilings_brute_force, fresh_host, solve_with, tilings_brute_force
 
 HOST = fresh_host(polytile_tree, polytile_exactcover, polytile_cpsat)
 
@@ -114,6 +114,67 @@ def test_parts_of_random_instances_are_disjoint_and_add_up_to_the_brute_force(se
             assert set(part.fixed) <= ones
             assert model.check(ones) == []
     assert len(union) == expected
+
+
+def symmetric_instance(rng: random.Random) -> tuple[Region, tuple[PieceType, ...]]:
+    """A rectangle or square with holes placed symmetrically (so the region keeps two,
+    four or eight symmetries), and one piece type used exactly once (an anchor) beside
+    others of random kinds and multiplicities."""
+    width = rng.randint(3, 5)
+    height = width if rng.random() < 0.5 else rng.randint(2, 5)
+    cells = {(x, y) for x in range(width) for y in range(height)}
+    for _ in range(rng.randint(0, 1)):
+        x, y = rng.randrange(width), rng.randrange(height)
+        cells -= {(x, y), (width - 1 - x, y), (x, height - 1 - y), (width - 1 - x, height - 1 - y)}
+        if width == height:
+            cells -= {(y, x), (height - 1 - y, x), (y, width - 1 - x), (height - 1 - y, width - 1 - x)}
+    names = rng.sample(sorted(SHAPES), 3)
+    pieces = []
+    for number, name in enumerate(names):
+        rows = SHAPES[name]
+        shape = tuple(sorted((x, y) for y, row in enumerate(rows) for x, c in enumerate(row) if c == "#"))
+        kind = rng.choice(["free", "one-sided", "fixed"])
+        if number == 0:
+            pieces.append(PieceType(name, shape, kind, 1, 1))
+        elif rng.random() < 0.5:
+            pieces.append(PieceType(name, shape, kind, 0, None))
+        else:
+            pieces.append(PieceType(name, shape, kind, 0, rng.randint(1, 4)))
+    return Region(frozenset(cells)), tuple(pieces)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_parts_with_images_hold_every_tiling_exactly_once(seed):
+    """On symmetric boards the tree starts from one anchor placement per orbit; each part's
+    tilings and their images under the part's symmetries are every tiling of the brute
+    force, each exactly once."""
+    rng = random.Random(seed)
+    region, pieces = symmetric_instance(rng)
+    model = build_tiling(pieces, region)
+    expected = {frozenset(tiling) for tiling in tilings_brute_force(region.cells, pieces)}
+    split = TreeSplit().split(
+        TilingProblem(region, pieces), model, lambda problem: model, TreeOptions(rng.randint(1, 9))
+    )
+    if split.impossible:
+        assert not expected, split.impossible
+        return
+    parts = list(split.parts)
+    found: list[frozenset] = []
+    for part, listing in zip(parts, listings_of_parts(model, parts), strict=True):
+        for ones in listing:
+            for image in part.images or (tuple(range(model.num_variables)),):
+                placed = model.placements
+                found.append(frozenset((placed[image[var]].piece, frozenset(placed[image[var]].cells)) for var in ones))
+    assert len(found) == len(set(found)), f"a tiling came out twice (seed {seed})"
+    assert set(found) == expected
+
+
+def test_6x10_parts_stand_for_their_images():
+    pentominoes = plan(width=10, height=6)
+    model = pentominoes.build()
+    split = TreeSplit().split(pentominoes.tiling_problem(), model, lambda problem: model, TreeOptions(parts=16))
+    parts = list(split.parts)
+    assert "4 symmetries" in split.summary["symmetry"] and all(len(part.images) == 4 for part in parts)
 
 
 @pytest.mark.parametrize("seed", range(30))
@@ -203,7 +264,7 @@ def test_a_dead_root_is_impossible_without_parts():
 def test_parts_are_handed_out_largest_estimate_first():
     model = build_tiling((PieceType("D", ((0, 0), (1, 0)), "free", 0, None),), Region.rectangle(6, 5))
     brancher = polytile_tree.Brancher(model)
-    nodes, _ = polytile_tree.grow(brancher, 40)
+    nodes, _ = polytile_tree.grow(brancher, [brancher.node(())], 40)
     estimates = [node.estimate for node in nodes]
     assert len(nodes) >= 40 and estimates == sorted(estimates, reverse=True)
 
