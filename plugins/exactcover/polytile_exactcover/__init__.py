@@ -46,7 +46,8 @@ class ExactCoverOptions:
         default="auto",
         metadata={
             "description": "how mode count counts: frontier (a table scan in C), memo (memoised search "
-            "in Python), search (list without storing, by the kernel) or auto (frontier, then a short "
+            "in Python), search (list without storing, by the kernel; one anchor placement per orbit when the "
+            "problem is symmetric) or auto (frontier, then a short "
             "dancing-links probe, memo and search, each within its budget)"
         },
     )
@@ -277,12 +278,13 @@ class ExactCoverBackend:
             # A subtree of a search: count it by search, as the whole problem's search would.
             outcome = enumerate_covers(problem, None, limits, kernel=self.options.kernel)
             outcome.details["counter"] = "search: the model is a subtree of a search"
-        elif settings.mode == "count":
-            outcome = count_covers(problem, self.options, limits)
-        elif settings.mode == "all":
+        elif settings.mode == "all" or (settings.mode == "count" and self.options.counter == "search"):
+            # A search, with the anchor on one placement per orbit and the images made (or counted).
             from polytile_exactcover.symmetric import list_all
 
-            outcome = list_all(model, problem, report, limits, self.options)
+            outcome = list_all(model, problem, report if settings.mode == "all" else None, limits, self.options)
+        elif settings.mode == "count":
+            outcome = count_covers(problem, self.options, limits)
         else:
             outcome = enumerate_covers(problem, report, limits, limit=1, kernel=self.options.kernel)
         complete = outcome.status in ("completed", "solution_limit")

@@ -211,7 +211,7 @@ def own_symmetries(model: Model) -> list[Permutation]:
 
 
 def list_all(model: Model, problem: CoverProblem, report, limits: Limits, options: ExactCoverOptions) -> Outcome:
-    """Every solution, each handed to ``report`` once: searched with the anchor on a
+    """Every solution, each handed to ``report`` once (or counted, ``report`` None): searched with the anchor on a
     representative, the others made as images (module docstring); a plain listing when
     the model has no symmetry or no anchor, or is a part of the tree split (``Model.pinned``:
     its symmetries would have to fix the pins, and finding them costs what reading the
@@ -244,7 +244,7 @@ def list_all(model: Model, problem: CoverProblem, report, limits: Limits, option
         if total.status != "completed":
             break
         part = restricted(problem, set(anchor.variables) - placements)
-        found = enumerate_covers(part, with_images(movers), limits, kernel=kernel)
+        found = enumerate_covers(part, None if report is None else with_images(movers), limits, kernel=kernel)
         kernel = found.how  # the first part's choice (auto probes once) serves the others
         total.add(found, len(movers))
     return total
