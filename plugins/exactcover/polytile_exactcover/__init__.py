@@ -14,6 +14,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from typing import Literal
 
 import attrs
@@ -182,13 +183,16 @@ def enumerate_covers(problem: CoverProblem, on_ones, limits: Limits, limit: int 
     return Outcome(status, count, name, {"kernel": name})
 
 
-def count_covers(problem: CoverProblem, options: ExactCoverOptions, limits: Limits) -> Outcome:
+def count_covers(
+    problem: CoverProblem, options: ExactCoverOptions, limits: Limits, search: Callable[[], Outcome] | None = None
+) -> Outcome:
     """Count without listing: the frontier scan, the memo or the search kernel, as
     ``options.counter`` says.  On auto: the frontier scan within its budget, then dancing
     links if it finishes within ``PROBE_NODES`` nodes, then the memo within its budget,
-    then the search kernel; the reason for each step back is written to
+    then ``search`` (default: the search kernel on ``problem``; the backend passes the
+    search of one anchor placement per orbit); the reason for each step back is written to
     ``details["counter_fallback"]``.  A forced frontier scan on a model it cannot lay out
-    (a Burnside count's merged model, say) steps back to the search kernel the same way."""
+    (a Burnside count's merged model, say) steps back to the search the same way."""
     notes = []
     if options.counter in ("auto", "frontier"):
         plan = layout(problem)
@@ -229,7 +233,7 @@ def count_covers(problem: CoverProblem, options: ExactCoverOptions, limits: Limi
             return Outcome(stopped.reason, 0, "memo", {"kernel": "memo", **_fallback(notes)})
         except MemoTooLarge:
             notes.append(f"memo: passed its budget of {options.memo_budget} states or its states did not recur")
-    outcome = enumerate_covers(problem, None, limits, kernel=options.kernel)
+    outcome = search() if search is not None else enumerate_covers(problem, None, limits, kernel=options.kernel)
     outcome.details.update(_fallback(notes))
     return outcome
 
@@ -253,6 +257,9 @@ class ExactCoverBackend:
         self.options = options or ExactCoverOptions()
 
     def solve(self, model: Model, settings: SolveSettings, on_solution, stop: threading.Event) -> BackendResult:
+        # symmetric.py builds on this module's kernels, so it is imported when first needed.
+        from polytile_exactcover.symmetric import list_all, solve_distinct
+
         if settings.mode == "optimize":
             raise InputError("the exactcover backend does not optimise (use cpsat or scip)", path="solve.backend")
         pins = model.pinned_on()
@@ -271,8 +278,6 @@ class ExactCoverBackend:
             report = lambda ones: on_solution([var for var in ones if var in decision])  # noqa: E731
         distinct = None
         if settings.distinct and settings.mode in ("all", "count"):
-            from polytile_exactcover.symmetric import solve_distinct
-
             outcome, distinct = solve_distinct(model, problem, settings.mode, report, limits, self.options)
         elif settings.mode == "count" and settings.subtree and self.options.counter == "auto":
             # A subtree of a search: count it by search, as the whole problem's search would.
@@ -280,11 +285,10 @@ class ExactCoverBackend:
             outcome.details["counter"] = "search: the model is a subtree of a search"
         elif settings.mode == "all" or (settings.mode == "count" and self.options.counter == "search"):
             # A search, with the anchor on one placement per orbit and the images made (or counted).
-            from polytile_exactcover.symmetric import list_all
-
             outcome = list_all(model, problem, report if settings.mode == "all" else None, limits, self.options)
         elif settings.mode == "count":
-            outcome = count_covers(problem, self.options, limits)
+            search = lambda: list_all(model, problem, None, limits, self.options)  # noqa: E731
+            outcome = count_covers(problem, self.options, limits, search)
         else:
             outcome = enumerate_covers(problem, report, limits, limit=1, kernel=self.options.kernel)
         complete = outcome.status in ("completed", "solution_limit")
