@@ -35,6 +35,14 @@ BITBOARD_ITEMS = 256
 # Measured: dancing links solves the 2022 paper's Fig. 5 (holes everywhere) in about 1,000
 # nodes, where the bitboards take seconds; on 6×10 pentominoes it needs millions.
 PROBE_NODES = 20_000
+# The frontier's budget (states in a layer) on auto when the model can be searched by
+# images instead, for a fraction of its tree (then the memo, a whole-problem table too, is
+# not tried).  Measured (docs/exactcover.md): after pruning every paper instance peaks
+# under 30,000 states, where the search takes seconds to minutes (Fig. 12: 10,257 states,
+# 0.04 s); 5×12 pentominoes peaks at 105,321 (0.5 s, the search 0.6 s); 6×10 at 410,917
+# (1.2–1.5 s) and 8×8 minus the centre at 371,148 (0.86 s), where the search of a quarter
+# and an eighth of the tree takes 0.45 s and 0.38 s.
+IMAGES_FRONTIER_STATES = 200_000
 # The counters that fill a table of the whole problem (``BackendResult.work`` "table").
 TABLES = {"frontier", "memo"}
 
@@ -184,13 +192,14 @@ def enumerate_covers(problem: CoverProblem, on_ones, limits: Limits, limit: int 
 
 
 def count_covers(
-    problem: CoverProblem, options: ExactCoverOptions, limits: Limits, search: Callable[[], Outcome] | None = None
+    problem: CoverProblem, options: ExactCoverOptions, limits: Limits, by_images: Callable[[], Outcome] | None = None
 ) -> Outcome:
     """Count without listing: the frontier scan, the memo or the search kernel, as
     ``options.counter`` says.  On auto: the frontier scan within its budget, then dancing
     links if it finishes within ``PROBE_NODES`` nodes, then the memo within its budget,
-    then ``search`` (default: the search kernel on ``problem``; the backend passes the
-    search of one anchor placement per orbit); the reason for each step back is written to
+    then the search kernel; or, given ``by_images`` (the search of one anchor placement
+    per orbit of a symmetric model), the frontier within ``IMAGES_FRONTIER_STATES``, the
+    probe, then that search; the reason for each step back is written to
     ``details["counter_fallback"]``.  A forced frontier scan on a model it cannot lay out
     (a Burnside count's merged model, say) steps back to the search the same way."""
     notes = []
@@ -200,6 +209,8 @@ def count_covers(
             notes.append(f"frontier: {plan}")
         else:
             budget = options.memo_budget if options.counter == "auto" else 1 << 62
+            if options.counter == "auto" and by_images is not None:
+                budget = min(budget, IMAGES_FRONTIER_STATES)
             status, count, states, size = run_kernel(frontier(plan), limits, budget, limits.left())
             peaks = {
                 "table_peak_states": states,
@@ -218,7 +229,7 @@ def count_covers(
         if status != "node_limit":
             return Outcome(status, count, "dlx", {"kernel": "dlx", **_fallback(notes)})
         notes.append(f"dlx: not done in {PROBE_NODES} nodes")
-    if options.counter in ("auto", "memo"):
+    if options.counter == "memo" or (options.counter == "auto" and by_images is None):
         auto = options.counter == "auto"
         try:
             count = memo_count(
@@ -233,7 +244,7 @@ def count_covers(
             return Outcome(stopped.reason, 0, "memo", {"kernel": "memo", **_fallback(notes)})
         except MemoTooLarge:
             notes.append(f"memo: passed its budget of {options.memo_budget} states or its states did not recur")
-    outcome = search() if search is not None else enumerate_covers(problem, None, limits, kernel=options.kernel)
+    outcome = by_images() if by_images is not None else enumerate_covers(problem, None, limits, kernel=options.kernel)
     outcome.details.update(_fallback(notes))
     return outcome
 
@@ -258,7 +269,7 @@ class ExactCoverBackend:
 
     def solve(self, model: Model, settings: SolveSettings, on_solution, stop: threading.Event) -> BackendResult:
         # symmetric.py builds on this module's kernels, so it is imported when first needed.
-        from polytile_exactcover.symmetric import list_all, solve_distinct
+        from polytile_exactcover.symmetric import images_of, list_all, search_by_images, solve_distinct
 
         if settings.mode == "optimize":
             raise InputError("the exactcover backend does not optimise (use cpsat or scip)", path="solve.backend")
@@ -287,7 +298,8 @@ class ExactCoverBackend:
             # A search, with the anchor on one placement per orbit and the images made (or counted).
             outcome = list_all(model, problem, report if settings.mode == "all" else None, limits, self.options)
         elif settings.mode == "count":
-            search = lambda: list_all(model, problem, None, limits, self.options)  # noqa: E731
+            images = images_of(model, problem, self.options)
+            search = None if images is None else lambda: search_by_images(images, problem, None, limits, self.options)
             outcome = count_covers(problem, self.options, limits, search)
         else:
             outcome = enumerate_covers(problem, report, limits, limit=1, kernel=self.options.kernel)

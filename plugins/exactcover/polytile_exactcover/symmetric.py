@@ -210,17 +210,44 @@ def own_symmetries(model: Model) -> list[Permutation]:
         return []
 
 
-def list_all(model: Model, problem: CoverProblem, report, limits: Limits, options: ExactCoverOptions) -> Outcome:
-    """Every solution, each handed to ``report`` once (or counted, ``report`` None): searched with the anchor on a
-    representative, the others made as images (module docstring); a plain listing when
-    the model has no symmetry or no anchor, or is a part of the tree split (``Model.pinned``:
-    its symmetries would have to fix the pins, and finding them costs what reading the
-    whole model does, which the part is spared)."""
-    plain = options.symmetry != "search" or model.pinned_on() is not None
-    group = [] if plain else own_symmetries(model)
+@attrs.frozen
+class Images:
+    """How to search a symmetric model for one member of each orbit: each part keeps the
+    anchor on ``placements`` and hands every solution on under each of ``movers``."""
+
+    parts: tuple[tuple[frozenset[int], tuple[Permutation, ...]], ...]
+    anchor: Anchor
+    note: str
+
+
+def images_of(model: Model, problem: CoverProblem, options: ExactCoverOptions) -> Images | None:
+    """The image search of ``model`` (module docstring), or None when the model has no
+    symmetry or no anchor, or is a part of the tree split (``Model.pinned``: its
+    symmetries would have to fix the pins, and finding them costs what reading the whole
+    model does, which the part is spared)."""
+    if options.symmetry != "search" or model.pinned_on() is not None:
+        return None
+    group = own_symmetries(model)
     anchor = choose_anchor(model, problem, group) if len(group) > 1 else None
     if anchor is None or not (anchor.free or anchor.fixed):
-        return enumerate_covers(problem, report, limits, kernel=options.kernel)
+        return None
+    parts: list[tuple[frozenset[int], tuple[Permutation, ...]]] = []
+    if anchor.free:
+        parts.append((frozenset(anchor.free), tuple(group)))
+    for placement in anchor.fixed:
+        cosets: dict[int, Permutation] = {}  # one symmetry per coset of the stabiliser, the identity first
+        for g in group:
+            cosets.setdefault(g[placement], g)
+        parts.append((frozenset({placement}), tuple(cosets.values())))
+    note = f"{len(group)} symmetries, {len(anchor.free) + len(anchor.fixed)} anchor placements"
+    return Images(tuple(parts), anchor, note)
+
+
+def search_by_images(
+    images: Images, problem: CoverProblem, report, limits: Limits, options: ExactCoverOptions
+) -> Outcome:
+    """Every solution, each handed to ``report`` once (or counted, ``report`` None),
+    searched with the anchor on one placement per orbit and the others made as images."""
 
     def with_images(movers):
         def emit(ones):
@@ -230,21 +257,22 @@ def list_all(model: Model, problem: CoverProblem, report, limits: Limits, option
         return emit
 
     total = Outcome("completed", 0, "images")
-    total.details["images"] = f"{len(group)} symmetries, {len(anchor.free) + len(anchor.fixed)} anchor placements"
-    parts: list[tuple[set[int], list[Permutation]]] = []
-    if anchor.free:
-        parts.append((set(anchor.free), group))
-    for placement in anchor.fixed:
-        cosets: dict[int, Permutation] = {}  # one symmetry per coset of the stabiliser, the identity first
-        for g in group:
-            cosets.setdefault(g[placement], g)
-        parts.append(({placement}, list(cosets.values())))
+    total.details["images"] = images.note
     kernel: str = options.kernel
-    for placements, movers in parts:
+    for placements, movers in images.parts:
         if total.status != "completed":
             break
-        part = restricted(problem, set(anchor.variables) - placements)
+        part = restricted(problem, set(images.anchor.variables) - placements)
         found = enumerate_covers(part, None if report is None else with_images(movers), limits, kernel=kernel)
         kernel = found.how  # the first part's choice (auto probes once) serves the others
         total.add(found, len(movers))
     return total
+
+
+def list_all(model: Model, problem: CoverProblem, report, limits: Limits, options: ExactCoverOptions) -> Outcome:
+    """Every solution, each handed to ``report`` once (or counted, ``report`` None): by
+    images when the model has them (``images_of``), else plainly."""
+    images = images_of(model, problem, options)
+    if images is None:
+        return enumerate_covers(problem, report, limits, kernel=options.kernel)
+    return search_by_images(images, problem, report, limits, options)
