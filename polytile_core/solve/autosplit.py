@@ -28,7 +28,7 @@ from polytile_core.solve.split import solve_split
 from polytile_core.solve.state import RunState
 
 # Long enough for the whole-problem counters (frontier scan, memo) to finish what they can
-# (6×10 pentominoes: 1.8 s); their work does not divide into subtrees, the search's does.
+# (6×10 pentominoes: under a second); their work does not divide into subtrees, the search's does.
 PROBE_SECONDS = 10.0
 
 SolveWhole = Callable[[Plan, Model, Collector, threading.Event], Outcome]
