@@ -458,3 +458,28 @@ def test_analyze_measures_the_tree_parts(tmp_path, capsys):
     assert main(["analyze", str(path), "--first", "2"]) == 0
     out = capsys.readouterr().out
     assert "split 'tree'" in out and "branching: the == 1 row with the fewest candidates" in out
+
+
+# 5×5 with eight L-trominoes and one monomino: the monomino is the anchor, the square's
+# eight symmetries its images (the centre placement is fixed by all of them).
+L_AND_MONOMINO = dict(
+    width=5,
+    height=5,
+    pieces=[PieceSpec(shape=["#.", "##"], name="L", unlimited=True), PieceSpec(shape=["#"], name="M", count=1)],
+)
+
+
+@pytest.mark.parametrize("mode", ["count", "all"])
+def test_parts_with_images_count_and_list_as_the_whole_does(mode):
+    """Against the whole problem (the frontier scan or the plain listing: a second route),
+    raw and up to symmetry."""
+    split = run(plan(**L_AND_MONOMINO, mode=mode, distinct=True, options={"parts": 12}))
+    whole = run(attrs.evolve(plan(**L_AND_MONOMINO, mode=mode, distinct=True), split=None))
+    assert "8 symmetries" in split.details["split_symmetry"]
+    assert split.count == whole.count > 0 and split.distinct_count == whole.distinct_count
+    if mode == "all":  # every tiling, each once (distinct listings keep different members of a class)
+        split = run(plan(**L_AND_MONOMINO, mode=mode, options={"parts": 12}))
+        whole = run(attrs.evolve(plan(**L_AND_MONOMINO, mode=mode), split=None))
+        tilings = [frozenset((p.piece, p.cells) for p in solution.placements) for solution in split.solutions]
+        assert len(tilings) == len(set(tilings)) == whole.count
+        assert set(tilings) == {frozenset((p.piece, p.cells) for p in s.placements) for s in whole.solutions}
