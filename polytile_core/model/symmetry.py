@@ -196,3 +196,13 @@ def is_smallest_image(ones: Sequence[int], permutations: Iterable[Permutation]) 
     """True when the sorted variables ``ones`` are no larger than any of their images."""
     own = sorted(ones)
     return all(own <= sorted(permutation[var] for var in own) for permutation in permutations)
+
+
+def movers(group: Sequence[Permutation], var: int) -> tuple[Permutation, ...]:
+    """One symmetry of ``group`` per variable of ``var``'s orbit, taking ``var`` there (one
+    per coset of its stabiliser; the identity first when ``group`` starts with it): a
+    solution with ``var`` chosen stands, under these, for one solution per place of the orbit."""
+    chosen: dict[int, Permutation] = {}
+    for permutation in group:
+        chosen.setdefault(permutation[var], permutation)
+    return tuple(chosen.values())

@@ -37,6 +37,7 @@ from polytile_core.model.symmetry import (
     checked_symmetries,
     fixed_model,
     is_smallest_image,
+    movers,
 )
 from polytile_core.model.zero_one import Model
 from polytile_exactcover import ExactCoverOptions, Limits, Outcome, count_covers, enumerate_covers
@@ -235,10 +236,7 @@ def images_of(model: Model, problem: CoverProblem, options: ExactCoverOptions) -
     if anchor.free:
         parts.append((frozenset(anchor.free), tuple(group)))
     for placement in anchor.fixed:
-        cosets: dict[int, Permutation] = {}  # one symmetry per coset of the stabiliser, the identity first
-        for g in group:
-            cosets.setdefault(g[placement], g)
-        parts.append((frozenset({placement}), tuple(cosets.values())))
+        parts.append((frozenset({placement}), movers(group, placement)))
     note = f"{len(group)} symmetries, {len(anchor.free) + len(anchor.fixed)} anchor placements"
     return Images(tuple(parts), anchor, note)
 
@@ -249,9 +247,9 @@ def search_by_images(
     """Every solution, each handed to ``report`` once (or counted, ``report`` None),
     searched with the anchor on one placement per orbit and the others made as images."""
 
-    def with_images(movers):
+    def with_images(symmetries):
         def emit(ones):
-            for mover in movers:
+            for mover in symmetries:
                 report(sorted(mover[var] for var in ones))
 
         return emit
@@ -259,13 +257,13 @@ def search_by_images(
     total = Outcome("completed", 0, "images")
     total.details["images"] = images.note
     kernel: str = options.kernel
-    for placements, movers in images.parts:
+    for placements, symmetries in images.parts:
         if total.status != "completed":
             break
         part = restricted(problem, set(images.anchor.variables) - placements)
-        found = enumerate_covers(part, None if report is None else with_images(movers), limits, kernel=kernel)
+        found = enumerate_covers(part, None if report is None else with_images(symmetries), limits, kernel=kernel)
         kernel = found.how  # the first part's choice (auto probes once) serves the others
-        total.add(found, len(movers))
+        total.add(found, len(symmetries))
     return total
 
 

@@ -36,7 +36,7 @@ from polytile_core.errors import InputError
 from polytile_core.host.capabilities import DecomposerCapabilities
 from polytile_core.model.parts import BuildModel, Part, Split
 from polytile_core.model.problem import TilingProblem
-from polytile_core.model.symmetry import Permutation, checked_symmetries, placement_symmetries
+from polytile_core.model.symmetry import Permutation, checked_symmetries, movers, placement_symmetries
 from polytile_core.model.zero_one import Constraint, Model
 
 # Parts per job when [options.tree] does not say: tens per worker, so a free worker
@@ -164,27 +164,25 @@ def anchored_roots(brancher: Brancher, model: Model, group: list[Permutation]) -
         variables = {var for var, _ in model.constraints[row].terms}
         if any({g[var] for var in variables} != variables for g in group[1:]):
             continue
-        movers: list[tuple[int, tuple[Permutation, ...]]] = []
+        orbits: list[tuple[int, tuple[Permutation, ...]]] = []  # (representative, its movers)
         seen: set[int] = set()
         for var in sorted(variables):
             if var not in seen:
-                cosets: dict[int, Permutation] = {}  # where each symmetry takes var -> one of them, identity first
-                for g in group:
-                    cosets.setdefault(g[var], g)
-                seen.update(cosets)
-                movers.append((var, tuple(cosets.values())))
-        score = (sum(len(images) < len(group) for _, images in movers), len(movers))
+                images = movers(group, var)
+                seen.update(g[var] for g in images)
+                orbits.append((var, images))
+        score = (sum(len(images) < len(group) for _, images in orbits), len(orbits))
         if best is None or score < best[0]:
-            best = (score, row, movers, len(variables))
+            best = (score, row, orbits, len(variables))
     if best is None:
         return None
-    _, row, movers, placements = best
+    _, row, orbits, placements = best
     roots: list[Node | None] = []
-    for var, images in movers:
+    for var, images in orbits:
         root = brancher.node((var,))
         roots.append(None if root is None else attrs.evolve(root, images=images))
     line = (
-        f"{len(group)} symmetries: the tree starts from {len(movers)} of the {placements} placements of "
+        f"{len(group)} symmetries: the tree starts from {len(orbits)} of the {placements} placements of "
         f"{model.constraints[row].name!r}, one per orbit, each part standing for its images"
     )
     return roots, line
