@@ -11,8 +11,10 @@ For each instance it prints the work (CPU seconds in one thread, so that the loa
 shared machine does not enter): the whole problem, Σ tree parts / whole (alternately,
 ``--repeat`` times) and Σ checkerboard parts / whole; the per-part overhead; the makespan
 simulated from the tree part times on 8, 32 and 128 workers (greedy: a free worker takes
-the next part, in the split's order); then wall times of the whole on one core against
-the tree split on one job and on two (process pool, Dask) and the checkerboard split on two.
+the next part, in the split's order); then wall times (medians of ``--repeat`` runs, taken
+in turn) of the whole on one core against the tree split on one job and on two (with no
+executor named, which for exact cover is a thread pool; a process pool; Dask) and the
+checkerboard split on two.
 
 ``--long`` runs the long job instead: counting the 2,188,978,117 domino tilings of 7×12
 with dancing links, about eight CPU minutes on one core.  Two processes run at once (one
@@ -120,6 +122,7 @@ class Timing:
     part_seconds: tuple[float, ...]
     prepare_mean: float | None
     models_sent: int | None
+    executor: str  # what ran the parts (the executor's name), or "" for the whole
 
 
 def timed(host: Host, path: Path, expected: int, **overrides) -> Timing:
@@ -134,7 +137,10 @@ def timed(host: Host, path: Path, expected: int, **overrides) -> Timing:
     assert result.termination == Termination.COMPLETED and result.count == expected, (result.count, expected)
     parts = tuple(report.seconds for report in result.subproblems)
     prepare, sent = result.details.get("part_prepare_seconds_mean"), result.details.get("models_sent")
-    return Timing(wall, cpu, parts, None if prepare is None else float(prepare), None if sent is None else int(sent))
+    executor = str(result.details.get("executor", "")).split(" ")[0]
+    return Timing(
+        wall, cpu, parts, None if prepare is None else float(prepare), None if sent is None else int(sent), executor
+    )
 
 
 def makespan(part_seconds: tuple[float, ...], workers: int) -> float:
@@ -270,30 +276,35 @@ def measure(host: Host, key: str, repeat: int, scheduler: str | None) -> None:
     )
     print(f"  makespan simulated from these part times: {simulation(whole_cpu, tuple(part_seconds))}")
 
-    # Wall times: the whole on one core against two jobs.
-    whole = timed(host, whole_path, expected)
-    rows = [("whole, one core", whole)]
-    rows.append(("tree, --jobs 1 (thread)", timed(host, tree_path, expected, jobs=1, executor="thread")))
-    tree_two = timed(host, tree_path, expected, jobs=2, executor="process")
-    rows.append(("tree, --jobs 2, process pool", tree_two))
+    # Wall times: the whole on one core against two jobs, each run `repeat` times in turn
+    # (so a change of the machine's speed touches every row alike); medians.
+    runs: dict[str, tuple[Path, dict[str, Any]]] = {
+        "whole, one core": (whole_path, {}),
+        "tree, --jobs 1 (thread)": (tree_path, {"jobs": 1, "executor": "thread"}),
+        "tree, --jobs 2, no executor named": (tree_path, {"jobs": 2}),
+        "tree, --jobs 2, process pool": (tree_path, {"jobs": 2, "executor": "process"}),
+    }
     if scheduler:
-        rows.append(
-            (
-                "tree, --jobs 2, Dask (2 workers)",
-                timed(host, tree_path, expected, jobs=2, executor="dask", scheduler=scheduler),
-            )
-        )
-    rows.append(
-        ("checkerboard, --jobs 2, process pool", timed(host, checker_path, expected, jobs=2, executor="process"))
-    )
-    print("\n| run | wall s | speedup over whole | Σ part wall s |")
-    print("|---|---|---|---|")
-    for label, timing in rows:
-        total = f"{sum(timing.part_seconds):.2f}" if timing.part_seconds else ""
-        print(f"| {label} | {timing.wall:.2f} | {whole.wall / timing.wall:.2f}× | {total} |")
+        runs["tree, --jobs 2, Dask (2 workers)"] = (tree_path, {"jobs": 2, "executor": "dask", "scheduler": scheduler})
+    runs["checkerboard, --jobs 2, process pool"] = (checker_path, {"jobs": 2, "executor": "process"})
+    timings: dict[str, list[Timing]] = {label: [] for label in runs}
+    for _ in range(repeat):
+        for label, (path, overrides) in runs.items():
+            timings[label].append(timed(host, path, expected, **overrides))
+    whole_wall = statistics.median(timing.wall for timing in timings["whole, one core"])
+    print(f"\n| run (median of {repeat}) | wall s | speedup over whole | each run, s | Σ part wall s |")
+    print("|---|---|---|---|---|")
+    for label, done in timings.items():
+        wall = statistics.median(timing.wall for timing in done)
+        executor = done[0].executor if label.endswith("no executor named") else ""
+        total = f"{statistics.median(sum(timing.part_seconds) for timing in done):.2f}" if done[0].part_seconds else ""
+        each = ", ".join(f"{timing.wall:.2f}" for timing in done)
+        name = f"{label} ({executor})" if executor else label
+        print(f"| {name} | {wall:.2f} | {whole_wall / wall:.2f}× | {each} | {total} |")
+    pool = timings["tree, --jobs 2, process pool"][-1]
     print(
-        f"tree on 2 jobs: preparing a part in its worker {1000 * (tree_two.prepare_mean or 0):.3f} ms on average; "
-        f"models sent {tree_two.models_sent}; ({load()})"
+        f"tree on a 2-process pool: preparing a part in its worker {1000 * (pool.prepare_mean or 0):.3f} ms on "
+        f"average; models sent {pool.models_sent}; ({load()})"
     )
 
 

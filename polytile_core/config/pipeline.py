@@ -36,6 +36,24 @@ class Candidates:
 
 
 @attrs.frozen
+class AutoExecutor:
+    """``executor = "auto"``: threads of this process for a backend whose search releases
+    the GIL (declared: ``BackendCapabilities.releases_gil``), so no processes start and
+    the model is shared; else a process pool.  Chosen when the backend is known (with
+    ``backend = "auto"``, after the route is chosen)."""
+
+    threads: Registration
+    processes: Registration
+    name = AUTO
+
+    def choose(self, backend: Registration) -> tuple[Registration, str]:
+        """The executor for ``backend``'s parts and why."""
+        if backend.capabilities is not None and backend.capabilities.releases_gil:
+            return self.threads, f"auto: threads, the {backend.name} backend searches outside the GIL"
+        return self.processes, f"auto: processes, the {backend.name} backend holds the GIL while it searches"
+
+
+@attrs.frozen
 class Plan:
     """Everything a run needs, resolved and checked.
 
@@ -54,7 +72,7 @@ class Plan:
     split: Registration | None = None
     split_options: object = None
     jobs: int = 1
-    executor: Registration | None = None
+    executor: Registration | AutoExecutor | None = None
     executor_options: object = None
     distinct: bool = False
     keep: int | None = None
@@ -67,6 +85,14 @@ class Plan:
     # probe of the whole problem does not finish (polytile_core.solve.autosplit).
     split_when_long: Registration | None = None
     split_when_long_options: object = None
+
+    def parts_executor(self) -> tuple[Registration, object, str]:
+        """The executor that runs a split's parts on this plan's backend, its options, and why."""
+        assert self.executor is not None and self.backend is not None, "a split run has its executor and backend"
+        if isinstance(self.executor, AutoExecutor):
+            registration, why = self.executor.choose(self.backend)
+            return registration, None, why
+        return self.executor, self.executor_options, "named"
 
     def tiling_problem(self) -> TilingProblem:
         if self.region is None:
@@ -260,7 +286,11 @@ def make_plan(pipeline: Pipeline, host: Host) -> Plan:
             f'"all" and "count" list and count tilings, got mode {solve.mode!r}',
             path="solve.mode",
         )
-    executor = host.get("executors", solve.executor)
+    executor: Registration | AutoExecutor
+    if solve.executor == AUTO:
+        executor = AutoExecutor(host.get("executors", "thread"), host.get("executors", "process"))
+    else:
+        executor = host.get("executors", solve.executor)
     mode = "optimize" if pipeline.problem != "tiling" else solve.mode
     pieces = resolve_pieces(pipeline.pieces, host)
     region = resolve_region(pipeline.region, required=pipeline.problem == "tiling")
@@ -288,7 +318,7 @@ def make_plan(pipeline: Pipeline, host: Host) -> Plan:
         split_options=plugin_options(host, split, pipeline) if split else None,
         jobs=jobs,
         executor=executor,
-        executor_options=plugin_options(host, executor, pipeline),
+        executor_options=None if isinstance(executor, AutoExecutor) else plugin_options(host, executor, pipeline),
         distinct=solve.distinct,
         keep=solve.keep,
         candidates=auto_candidates(host, pipeline) if auto else None,

@@ -101,7 +101,13 @@ class SolveSpec:
             "backend auto, else 1)"
         ),
     )
-    executor: str = attrs.field(default="process", metadata=doc("executor plugin running the parts of a split"))
+    executor: str = attrs.field(
+        default="auto",
+        metadata=doc(
+            "executor plugin running the parts of a split; auto: threads when the backend searches "
+            "outside the GIL (exactcover), else a process pool"
+        ),
+    )
 
 
 @attrs.frozen

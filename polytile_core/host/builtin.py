@@ -83,5 +83,5 @@ def _thread_pool(jobs: int, options=None) -> concurrent.futures.Executor:
 
 @hookimpl
 def polytile_register_executors(register):
-    register("process", _process_pool, help="a local process pool (--jobs processes); the default")
+    register("process", _process_pool, help="a local process pool (--jobs processes)")
     register("thread", _thread_pool, help="a local thread pool, for backends that release the GIL")

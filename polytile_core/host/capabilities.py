@@ -56,13 +56,17 @@ class BackendCapabilities:
 
     ``rank`` orders the backends ``auto`` may choose for a mode, highest first; a plugin
     sets it from its benchmarks (docs/benchmarks/).  A mode left out of ``rank`` is one
-    the backend handles when named, but ``auto`` does not pick it for.
+    the backend handles when named, but ``auto`` does not pick it for.  ``releases_gil``:
+    its search runs in code that releases the GIL (a C kernel), so a split's parts on
+    threads of one process run in parallel; ``executor = "auto"`` then takes threads,
+    with no processes to start and no model to send.
     """
 
     modes: frozenset[str] = attrs.field(converter=_names, validator=_known(MODES, "mode"))
     accepts: frozenset[str] = attrs.field(default=FEATURES, converter=_names, validator=_known(FEATURES, "feature"))
     counts_without_listing: bool = False
     distinct_in_search: bool = False
+    releases_gil: bool = False
     rank: Mapping[str, int] = attrs.field(factory=dict, validator=_ranks)
 
     @property

@@ -101,9 +101,9 @@ class Host:
                     raise InputError(
                         f"{SINGULAR[capability]} {name!r} is registered by both {found[name].plugin!r} and {_plugin!r}"
                     )
-                if capability == "backends" and name == AUTO:
+                if capability in ("backends", "executors") and name == AUTO:
                     raise InputError(
-                        f"plugin {_plugin!r} registers a backend called {AUTO!r}, a name polytile keeps for itself"
+                        f"plugin {_plugin!r} registers {SINGULAR[capability]} {AUTO!r}, a name polytile keeps for itself"
                     )
                 expected = CAPABILITY_TYPES.get(capability)
                 if capabilities is not None and (expected is None or not isinstance(capabilities, expected)):

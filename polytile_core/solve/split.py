@@ -115,10 +115,10 @@ def solve_fixed_part(
     )
 
 
-def whole_solution(part: Part, ones: list[int]) -> Solution:
+def whole_solution(part: Part, ones: list[int], pieces: dict[int, PlacedPiece] | None = None) -> Solution:
     """The solution of the whole problem that a part's solution stands for: the part's
-    pieces laid down at each of its ``copies`` offsets."""
-    solution = solution_of(part.model, ones)
+    pieces laid down at each of its ``copies`` offsets.  ``pieces``: as for ``solution_of``."""
+    solution = solution_of(part.model, ones, pieces)
     if part.copies != ((0, 0),):
         placed = tuple(
             PlacedPiece(piece.piece, tuple((x + dx, y + dy) for x, y in piece.cells))
@@ -155,6 +155,8 @@ class _SplitRun:
         self.cut_short = False  # some part hit the time limit or was stopped
         self.seconds: list[float] = []
         self.feasible_seconds: list[float] = []
+        # The placed pieces of the model that parts with fixed variables share (the whole one).
+        self.shared_pieces: dict[int, PlacedPiece] = {}
 
     def keep_for_part(self) -> int | None:
         if self.mode == "count":
@@ -183,9 +185,10 @@ class _SplitRun:
         # A part searched for one member of each orbit stands for its images too (mode one
         # needs only the solution found).
         images = part.images if part.images and self.mode != "one" else ((),)
+        pieces = self.shared_pieces if part.fixed is not None else None
         for ones in outcome.solutions:
             for image in images:
-                self.collector.add(whole_solution(part, sorted(image[var] for var in ones) if image else ones))
+                self.collector.add(whole_solution(part, sorted(image[var] for var in ones) if image else ones, pieces))
         count = answer.count
         if self.mode in ("all", "count") and count is None:
             count = len(outcome.solutions)
@@ -288,10 +291,11 @@ def solve_split(plan: Plan, model: Model, collector: Collector, stop: threading.
 
     state = _SplitRun(plan, collector, run_state)
     checkpoint = cast(PartLog | None, plan.checkpoint)
-    assert plan.executor is not None, "a plan with a split has an executor"
     started = time.perf_counter()
     deadline = None if settings.time_limit is None else started + settings.time_limit
-    executor = plan.executor.provides(plan.jobs, plan.executor_options)
+    registration, options, why = plan.parts_executor()
+    details["executor"] = registration.name if why == "named" else f"{registration.name} ({why})"
+    executor = registration.provides(plan.jobs, options)
     # Workers in this process can watch an event; other processes are killed instead.
     halt = threading.Event()
     shared_stop = halt if isinstance(executor, concurrent.futures.ThreadPoolExecutor) else None

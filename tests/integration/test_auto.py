@@ -132,11 +132,19 @@ class _CalledAuto:
         register("auto", lambda options=None: None, capabilities=BackendCapabilities(modes={"one"}))
 
 
-def test_capabilities_of_the_wrong_type_or_a_backend_called_auto_are_refused():
+class _ExecutorCalledAuto:
+    @hookimpl
+    def polytile_register_executors(self, register):
+        register("auto", lambda jobs, options=None: None)
+
+
+def test_capabilities_of_the_wrong_type_or_a_backend_or_executor_called_auto_are_refused():
     with pytest.raises(InputError, match="expected a BackendCapabilities"):
         Host(autoload=False, plugins=[_Misdeclared()])
-    with pytest.raises(InputError, match="keeps for itself"):
+    with pytest.raises(InputError, match="registers backend 'auto', a name polytile keeps for itself"):
         Host(autoload=False, plugins=[_CalledAuto()])
+    with pytest.raises(InputError, match="registers executor 'auto', a name polytile keeps for itself"):
+        Host(autoload=False, plugins=[_ExecutorCalledAuto()])
     with pytest.raises(ValueError, match="unknown mode"):
         BackendCapabilities(modes={"some"})
 

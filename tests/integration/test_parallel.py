@@ -236,3 +236,17 @@ def test_split_counts_add_up_with_the_exact_cover_backend(case, expected):
     result = run(plan(backend="exactcover", host=host, **case))
     assert (result.termination, result.count) == (Termination.COMPLETED, expected)
     assert sum(report.count for report in result.subproblems) == expected
+
+
+@pytest.mark.parametrize("backend, expected", [("exactcover", "thread"), ("cpsat", "process")])
+def test_the_default_executor_takes_threads_only_for_a_backend_that_searches_outside_the_gil(backend, expected):
+    """exactcover declares ``releases_gil`` (its kernels are C that lets go of the GIL), so
+    its parts share one process; CP-SAT's go to a process pool.  The result says which."""
+    exactcover = pytest.importorskip("polytile_exactcover")
+    host = Host(autoload=False, plugins=[polytile_checkerboard, polytile_cpsat, exactcover])
+    pieces = [PieceSpec(name="L", shape=L4, count=4)]
+    result = run(plan(backend=backend, executor="auto", host=host, width=4, height=4, pieces=pieces))
+    assert (result.termination, result.count) == (Termination.COMPLETED, brute(4, 4, L4, "free", 4))
+    assert result.details["executor"].startswith(f"{expected} (auto: ")
+    named = run(plan(backend=backend, executor="process", host=host, width=4, height=4, pieces=pieces))
+    assert named.details["executor"] == "process"

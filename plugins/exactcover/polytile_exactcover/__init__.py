@@ -361,6 +361,7 @@ def polytile_register_backends(register):
             accepts={"count rows", "ranges", "weights"},
             counts_without_listing=True,
             distinct_in_search=True,
+            releases_gil=True,  # its C kernels (dlx, bitboard, frontier) run without it; the memo is Python
             rank={"one": 30, "all": 30, "count": 30},
         ),
     )

@@ -18,6 +18,7 @@ the pinned ones.
 from __future__ import annotations
 
 import itertools
+import threading
 import weakref
 
 import attrs
@@ -202,23 +203,27 @@ class WholeCover:
 
 # Whole models read, by id, each kept only while its model lives (a worker holds a few).
 _whole_covers: dict[int, tuple[weakref.ref[Model], WholeCover]] = {}
+# Threads solving parts of one model at once read it once: the others wait for it.
+_reading = threading.Lock()
 
 
 def whole_cover(model: Model) -> WholeCover:
     """``WholeCover.of(model)``, read once while ``model`` lives (and again if rows or
     variables were added to it since)."""
     key = id(model)
-    entry = _whole_covers.get(key)
-    if entry is not None and entry[0]() is model and entry[1].size == (len(model.constraints), model.num_variables):
-        return entry[1]
-    whole = WholeCover.of(model)
+    with _reading:
+        entry = _whole_covers.get(key)
+        size = (len(model.constraints), model.num_variables)
+        if entry is not None and entry[0]() is model and entry[1].size == size:
+            return entry[1]
+        whole = WholeCover.of(model)
 
-    def forget(reference: weakref.ref[Model]) -> None:
-        if _whole_covers.get(key, (None,))[0] is reference:
-            del _whole_covers[key]
+        def forget(reference: weakref.ref[Model]) -> None:
+            if _whole_covers.get(key, (None,))[0] is reference:
+                del _whole_covers[key]
 
-    _whole_covers[key] = (weakref.ref(model, forget), whole)
-    return whole
+        _whole_covers[key] = (weakref.ref(model, forget), whole)
+        return whole
 
 
 def pinned_problem(pins: Pins) -> CoverProblem | None:

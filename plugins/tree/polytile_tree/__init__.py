@@ -87,7 +87,12 @@ class Brancher:
                 if coefficient:
                     self.rows_of[var].append((row, coefficient))
         self.capped = [constraint.sense in ("==", "<=") for constraint in model.constraints]
-        self.items = [row for row, constraint in enumerate(model.constraints) if is_item(constraint)]
+        # Each item row (in order) and its candidates.
+        self.items = {
+            row: frozenset(var for var, _ in constraint.terms)
+            for row, constraint in enumerate(model.constraints)
+            if is_item(constraint)
+        }
 
     def node(self, fixed: tuple[int, ...]) -> Node | None:
         """The node reached by fixing ``fixed``; None when a row is left without candidates."""
@@ -100,18 +105,21 @@ class Brancher:
             if self.capped[row]:
                 room = self.constraints[row].rhs - amount
                 dropped.update(var for var, coefficient in self.constraints[row].terms if coefficient > room)
-        best: tuple[int, ...] | None = None
+        best = -1
+        fewest = 0
         estimate = 0.0
-        for row in self.items:
+        for row, candidates in self.items.items():
             if row in used:
                 continue
-            candidates = tuple(var for var, _ in self.constraints[row].terms if var not in dropped)
-            if not candidates:
+            left = len(candidates) - len(candidates & dropped)
+            if not left:
                 return None
-            estimate += math.log(len(candidates))
-            if best is None or len(candidates) < len(best):
-                best = candidates
-        return Node(fixed, best, estimate)
+            estimate += math.log(left)
+            if best < 0 or left < fewest:
+                best, fewest = row, left
+        if best < 0:
+            return Node(fixed, None, estimate)
+        return Node(fixed, tuple(var for var, _ in self.constraints[best].terms if var not in dropped), estimate)
 
 
 def grow(brancher: Brancher, roots: list[Node | None], target: int) -> tuple[list[Node], int]:
@@ -160,8 +168,7 @@ def anchored_roots(brancher: Brancher, model: Model, group: list[Permutation]) -
     then the fewest orbits), one placement per orbit, carrying one symmetry per coset of
     its stabiliser; and a line for the summary.  None without such a row."""
     best = None
-    for row in brancher.items:
-        variables = {var for var, _ in model.constraints[row].terms}
+    for row, variables in brancher.items.items():
         if any({g[var] for var in variables} != variables for g in group[1:]):
             continue
         orbits: list[tuple[int, tuple[Permutation, ...]]] = []  # (representative, its movers)
