@@ -17,7 +17,9 @@ is kept when it is the smallest of its images (``solve.distinct.is_canonical``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
+
+import attrs
 
 from polytile_core.model.geometry import SQUARE_SYMMETRIES, Region, normalise
 from polytile_core.model.problem import PieceType
@@ -56,21 +58,25 @@ def piece_renaming(pieces: Sequence[PieceType], symmetry: int) -> dict[str, str]
 
 
 def _placement_maps(
-    model: Model, region: Region, pieces: Sequence[PieceType]
+    model: Model, region: Region, pieces: Sequence[PieceType] | None
 ) -> list[tuple[ProblemSymmetry, Permutation]]:
     """The problem's symmetries, each with the permutation of placement variables it
-    induces: the region's symmetries that carry the piece set onto itself (``piece_renaming``)."""
+    induces: the region's symmetries that carry the piece set onto itself (``piece_renaming``),
+    or with ``pieces`` None, those that carry each placement onto one of the same piece."""
     where = {(placement.piece, tuple(sorted(placement.cells))): var for var, placement in model.placements.items()}
+    names = {placement.piece: placement.piece for placement in model.placements.values()}
     found: list[tuple[ProblemSymmetry, Permutation]] = []
     for symmetry in region.symmetries():
-        renaming = piece_renaming(pieces, symmetry)
+        renaming = names if pieces is None else piece_renaming(pieces, symmetry)
         if renaming is None:
             continue
         move = _mover(region, symmetry)
         image: list[int] = []
         for var in range(model.num_variables):
             placement = model.placements.get(var)
-            target = None if placement is None else where.get((renaming[placement.piece], move(placement.cells)))
+            # A piece the renaming does not know (not among ``pieces``) has no image.
+            piece = None if placement is None else renaming.get(placement.piece)
+            target = None if placement is None or piece is None else where.get((piece, move(placement.cells)))
             if target is None:
                 break  # a variable with no image: this symmetry does not map the problem onto itself
             image.append(target)
@@ -100,6 +106,70 @@ def placement_symmetries(model: Model, region: Region, pieces: Sequence[PieceTyp
 def problem_symmetries(model: Model, region: Region, pieces: Sequence[PieceType]) -> list[ProblemSymmetry]:
     """The problem's symmetries (region symmetry, piece renaming), identity first."""
     return [symmetry for symmetry, _ in _placement_maps(model, region, pieces)]
+
+
+def search_symmetries(model: Model, pieces: Sequence[PieceType] | None = None) -> list[Permutation]:
+    """The symmetries a search may use on ``model``, identity first, each checked on its
+    rows: those it declares if they hold, else the symmetries of its cells that carry
+    every placement onto a placement of the piece it turns into (``piece_renaming``, when
+    the problem's ``pieces`` are known), or of the same piece (a subgroup: a reflection
+    that turns P into Q is left out).  Empty when there are none or they cannot be had."""
+    if model.symmetries:
+        try:
+            return checked_symmetries(model)
+        except ValueError:
+            pass  # declared for the model this one was copied from (a part of a split): find its own
+    if model.objective is not None or not model.placements or len(model.placements) != model.num_variables:
+        return []
+    region = Region(cell for placement in model.placements.values() for cell in placement.cells)
+    found = [permutation for _, permutation in _placement_maps(model, region, pieces)]
+    try:
+        return checked_symmetries(attrs.evolve(model, symmetries=found))
+    except ValueError:
+        return []
+
+
+@attrs.frozen
+class Anchor:
+    """A row that every solution covers exactly once and every symmetry maps onto itself,
+    with one of its placements per orbit: ``free`` ones, that no symmetry but the identity
+    fixes, and ``fixed`` ones (in the order of the variables)."""
+
+    row: int
+    variables: frozenset[int]
+    free: tuple[int, ...]
+    fixed: tuple[int, ...]
+
+    @property
+    def representatives(self) -> tuple[int, ...]:
+        return tuple(sorted(self.free + self.fixed))
+
+
+def choose_anchor(
+    model: Model, rows: Iterable[int], group: Sequence[Permutation], usable: Container[int] | None = None
+) -> Anchor | None:
+    """The anchor among ``rows`` (rows every solution covers exactly once): the one with
+    the fewest representatives a symmetry fixes, then the fewest representatives; the
+    placements outside ``usable`` (that no solution can use) are no representatives.
+    None when no row is mapped onto itself by every symmetry of ``group``."""
+    best = None
+    for row in rows:
+        variables = frozenset(var for var, _ in model.constraints[row].terms)
+        if any(frozenset(g[var] for var in variables) != variables for g in group):
+            continue
+        free: list[int] = []
+        fixed: list[int] = []
+        seen: set[int] = set()
+        for var in sorted(variables):
+            if var in seen:
+                continue
+            orbit = {g[var] for g in group}
+            seen |= orbit
+            if usable is None or var in usable:
+                (free if len(orbit) == len(group) else fixed).append(var)
+        if best is None or (len(fixed), len(free) + len(fixed)) < (len(best.fixed), len(best.free) + len(best.fixed)):
+            best = Anchor(row, variables, tuple(free), tuple(fixed))
+    return best
 
 
 def checked_symmetries(model: Model) -> list[Permutation]:

@@ -30,26 +30,20 @@ from __future__ import annotations
 import attrs
 
 from polytile_core.errors import InputError
-from polytile_core.model.geometry import Region
 from polytile_core.model.symmetry import (
+    Anchor,
     Permutation,
     burnside,
     checked_symmetries,
+    choose_anchor,
     fixed_model,
     is_smallest_image,
     movers,
+    search_symmetries,
 )
 from polytile_core.model.zero_one import Model
 from polytile_exactcover import ExactCoverOptions, Limits, Outcome, count_covers, enumerate_covers
 from polytile_exactcover.cover import CoverProblem, cover_problem
-
-
-@attrs.frozen
-class Anchor:
-    row: int
-    variables: frozenset[int]
-    free: tuple[int, ...]  # representatives no symmetry but the identity fixes
-    fixed: tuple[int, ...]  # representatives some symmetry fixes
 
 
 def restricted(problem: CoverProblem, leave_out: set[int]) -> CoverProblem:
@@ -60,30 +54,6 @@ def restricted(problem: CoverProblem, leave_out: set[int]) -> CoverProblem:
         options=tuple(problem.options[k] for k in keep),
         variables=tuple(problem.variables[k] for k in keep),
     )
-
-
-def choose_anchor(model: Model, problem: CoverProblem, group: list[tuple[int, ...]]) -> Anchor | None:
-    usable = set(problem.variables)
-    best = None
-    for row in problem.rows:
-        variables = frozenset(var for var, _ in model.constraints[row].terms)
-        if any(frozenset(g[var] for var in variables) != variables for g in group):
-            continue
-        free: list[int] = []
-        fixed: list[int] = []
-        seen: set[int] = set()
-        for var in sorted(variables):
-            if var in seen:
-                continue
-            orbit = {g[var] for g in group}
-            seen |= orbit
-            if var not in usable:
-                continue
-            (free if len(orbit) == len(group) else fixed).append(var)
-        anchor = Anchor(row, variables, tuple(free), tuple(fixed))
-        if best is None or (len(fixed), len(free) + len(fixed)) < (len(best.fixed), len(best.free) + len(best.fixed)):
-            best = anchor
-    return best
 
 
 def count_fixed(model: Model, permutation, keep: set[int] | None, options, limits: Limits) -> Outcome:
@@ -108,7 +78,11 @@ def solve_distinct(
             else enumerate_covers(problem, report, limits, kernel=options.kernel)
         )
         return plain, None
-    anchor = choose_anchor(model, problem, group) if options.symmetry == "search" and len(group) > 1 else None
+    anchor = (
+        choose_anchor(model, problem.rows, group, set(problem.variables))
+        if options.symmetry == "search" and len(group) > 1
+        else None
+    )
     if anchor is None:
         return _whole_group(model, problem, mode, report, limits, options, group)
     return _anchored(model, problem, mode, report, limits, options, group, anchor)
@@ -181,36 +155,6 @@ def _anchored(model, problem, mode, report, limits, options, group, anchor: Anch
     return total, distinct if total.status == "completed" else None
 
 
-def own_symmetries(model: Model) -> list[Permutation]:
-    """The model's symmetries: those it declares if they hold, else the symmetries of its
-    cells that carry every placement onto a placement of the same piece (a subgroup of the
-    problem's: a reflection that turns P into Q is left out), checked on the rows all the
-    same."""
-    if model.symmetries:
-        try:
-            return checked_symmetries(model)
-        except ValueError:
-            pass  # declared for the model this one was copied from (a part of a split): find its own
-    if model.objective is not None or not model.placements or len(model.placements) != model.num_variables:
-        return []
-    region = Region(cell for placement in model.placements.values() for cell in placement.cells)
-    where = {(placement.piece, tuple(sorted(placement.cells))): var for var, placement in model.placements.items()}
-    found: list[Permutation] = []
-    for symmetry in region.symmetries():
-
-        def image_of(var: int, symmetry=symmetry) -> int:
-            placement = model.placements[var]
-            return where.get((placement.piece, region.map_onto_itself(symmetry, placement.cells)), -1)
-
-        image = tuple(image_of(var) for var in range(model.num_variables))
-        if -1 not in image:
-            found.append(image)
-    try:
-        return checked_symmetries(attrs.evolve(model, symmetries=found))
-    except ValueError:
-        return []
-
-
 @attrs.frozen
 class Images:
     """How to search a symmetric model for one member of each orbit: each part keeps the
@@ -228,8 +172,8 @@ def images_of(model: Model, problem: CoverProblem, options: ExactCoverOptions) -
     model does, which the part is spared)."""
     if options.symmetry != "search" or model.pinned_on() is not None:
         return None
-    group = own_symmetries(model)
-    anchor = choose_anchor(model, problem, group) if len(group) > 1 else None
+    group = search_symmetries(model)
+    anchor = choose_anchor(model, problem.rows, group, set(problem.variables)) if len(group) > 1 else None
     if anchor is None or not (anchor.free or anchor.fixed):
         return None
     parts: list[tuple[frozenset[int], tuple[Permutation, ...]]] = []

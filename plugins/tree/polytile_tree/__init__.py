@@ -36,7 +36,7 @@ from polytile_core.errors import InputError
 from polytile_core.host.capabilities import DecomposerCapabilities
 from polytile_core.model.parts import BuildModel, Part, Split
 from polytile_core.model.problem import TilingProblem
-from polytile_core.model.symmetry import Permutation, checked_symmetries, movers, placement_symmetries
+from polytile_core.model.symmetry import Permutation, choose_anchor, movers, search_symmetries
 from polytile_core.model.zero_one import Constraint, Model
 
 # Parts per job when [options.tree] does not say: tens per worker, so a free worker
@@ -148,49 +148,21 @@ def grow(brancher: Brancher, roots: list[Node | None], target: int) -> tuple[lis
     return nodes, dead
 
 
-def symmetries_of(model: Model, problem: TilingProblem) -> list[Permutation]:
-    """The problem's symmetries as permutations of the model's variables (identity first),
-    checked on the rows; empty when there are none or they cannot be had."""
-    try:
-        if not model.symmetries:
-            if len(model.placements) != model.num_variables:
-                return []
-            found = placement_symmetries(model, problem.region, problem.pieces)
-            return checked_symmetries(attrs.evolve(model, symmetries=found))
-        return checked_symmetries(model)
-    except ValueError:  # declared for another model, or not a symmetry of this one
-        return []
-
-
 def anchored_roots(brancher: Brancher, model: Model, group: list[Permutation]) -> tuple[list[Node | None], str] | None:
-    """The tree's first level when the problem is symmetric: for the anchor (the ``== 1``
-    row that every symmetry maps onto itself with the fewest placements a symmetry fixes,
-    then the fewest orbits), one placement per orbit, carrying one symmetry per coset of
-    its stabiliser; and a line for the summary.  None without such a row."""
-    best = None
-    for row, variables in brancher.items.items():
-        if any({g[var] for var in variables} != variables for g in group[1:]):
-            continue
-        orbits: list[tuple[int, tuple[Permutation, ...]]] = []  # (representative, its movers)
-        seen: set[int] = set()
-        for var in sorted(variables):
-            if var not in seen:
-                images = movers(group, var)
-                seen.update(g[var] for g in images)
-                orbits.append((var, images))
-        score = (sum(len(images) < len(group) for _, images in orbits), len(orbits))
-        if best is None or score < best[0]:
-            best = (score, row, orbits, len(variables))
-    if best is None:
+    """The tree's first level when the problem is symmetric: one placement per orbit of
+    the anchor (``choose_anchor``), each carrying one symmetry per coset of its
+    stabiliser; and a line for the summary.  None without an anchor."""
+    anchor = choose_anchor(model, brancher.items, group)
+    if anchor is None:
         return None
-    _, row, orbits, placements = best
     roots: list[Node | None] = []
-    for var, images in orbits:
+    for var in anchor.representatives:
         root = brancher.node((var,))
-        roots.append(None if root is None else attrs.evolve(root, images=images))
+        roots.append(None if root is None else attrs.evolve(root, images=movers(group, var)))
     line = (
-        f"{len(group)} symmetries: the tree starts from {len(orbits)} of the {placements} placements of "
-        f"{model.constraints[row].name!r}, one per orbit, each part standing for its images"
+        f"{len(group)} symmetries: the tree starts from {len(anchor.representatives)} of the "
+        f"{len(anchor.variables)} placements of {model.constraints[anchor.row].name!r}, one per orbit, "
+        "each part standing for its images"
     )
     return roots, line
 
@@ -218,7 +190,7 @@ class TreeSplit:
                 f"the tree split branches on '== 1' rows (cells); model {model.name!r} has none", path="split.method"
             )
         started = time.perf_counter()
-        group = symmetries_of(model, problem)
+        group = search_symmetries(model, problem.pieces)
         anchored = anchored_roots(brancher, model, group) if len(group) > 1 else None
         roots, symmetry = anchored if anchored is not None else ([brancher.node(())], "not used")
         nodes, dead = grow(brancher, roots, PARTS_PER_JOB * jobs if options.parts is None else options.parts)
