@@ -4,7 +4,12 @@ from setuptools import Extension, setup
 
 
 def kernel(name):
-    return Extension(f"polytile_exactcover.{name}", [f"polytile_exactcover/{name}.c"], extra_compile_args=["-O2"])
+    return Extension(
+        f"polytile_exactcover.{name}",
+        [f"polytile_exactcover/{name}.c"],
+        depends=["polytile_exactcover/_handover.h"],
+        extra_compile_args=["-O2"],
+    )
 
 
 setup(ext_modules=[kernel("_dlx"), kernel("_bitboard"), kernel("_frontier")])

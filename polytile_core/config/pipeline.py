@@ -50,7 +50,7 @@ class AutoExecutor:
         """The executor for ``backend``'s parts and why."""
         if backend.capabilities is not None and backend.capabilities.releases_gil:
             return self.threads, f"auto: threads, the {backend.name} backend searches outside the GIL"
-        return self.processes, f"auto: processes, the {backend.name} backend holds the GIL while it searches"
+        return self.processes, f"auto: processes, the {backend.name} backend does not declare that it releases the GIL"
 
 
 @attrs.frozen

@@ -11,7 +11,7 @@
  * is checked on placing, the lower bound when the board is full.
  *
  * The search runs with the GIL released, calls the Python callback once per solution
- * (with the chosen options, numbered as given), checks a cancel flag and the clock
+ * (with the chosen options, numbered as given; in batches: _handover.h), checks a cancel flag and the clock
  * every few thousand nodes, and stops after ``limit`` solutions when ``limit`` > 0.
  */
 #define PY_SSIZE_T_CLEAN
@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "_handover.h"
 
 #define MAX_WORDS 4
 
@@ -44,6 +46,7 @@ typedef struct {
     int status, running;
     PyObject *callback;
     PyThreadState *thread_state;
+    Held held;                          /* solutions not yet handed to the callback */
 } Board;
 
 static double now(void) {
@@ -52,26 +55,17 @@ static double now(void) {
     return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
+/* Hand the held solutions to the callback, taking the GIL for it; returns 0 to stop. */
+#define HAND_OVER(s, at) held_hand_over_released(&(s)->held, (s)->callback, &(s)->thread_state, at, &(s)->status, FAILED)
+
 static int report(Board *s, int depth) {
     for (int g = 0; g < s->n_groups; g++)
         if (s->total[g] < s->lo[g]) return 1;
     s->solutions++;
     if (s->callback != Py_None) {
-        PyEval_RestoreThread(s->thread_state);
-        PyObject *ones = PyList_New(depth);
-        int ok = ones != NULL;
-        for (int k = 0; ok && k < depth; k++) {
-            PyObject *value = PyLong_FromLong(s->option_id[s->chosen[k]]);
-            if (value == NULL) ok = 0; else PyList_SET_ITEM(ones, k, value);
-        }
-        if (ok) {
-            PyObject *answer = PyObject_CallOneArg(s->callback, ones);
-            ok = answer != NULL;
-            Py_XDECREF(answer);
-        }
-        Py_XDECREF(ones);
-        s->thread_state = PyEval_SaveThread();
-        if (!ok) { s->status = FAILED; return 0; }
+        held_add(&s->held, s->chosen, depth, s->option_id);
+        double at = now();
+        if (held_due(&s->held, at) && !HAND_OVER(s, at)) return 0;
     }
     if (s->limit && s->solutions >= s->limit) { s->status = LIMIT; return 0; }
     return 1;
@@ -98,7 +92,9 @@ static inline void count_in(Board *s, int o, int sign) {
         if (word == W) return report(s, depth);                                         \
         if ((++s->nodes & 4095) == 0) {                                                 \
             if (s->cancel) { s->status = CANCELLED; return 0; }                         \
-            if (s->deadline > 0 && now() > s->deadline) { s->status = TIMED_OUT; return 0; } \
+            double at = now();                                                          \
+            if (s->deadline > 0 && at > s->deadline) { s->status = TIMED_OUT; return 0; } \
+            if (held_due(&s->held, at) && !HAND_OVER(s, at)) return 0;                  \
         }                                                                               \
         int item = 64 * word + __builtin_ctzll(~board[word]);                           \
         uint64_t next[W];                                                               \
@@ -132,6 +128,7 @@ SEARCH(4)
 static void Board_dealloc(Board *s) {
     free(s->mask); free(s->option_id); free(s->first); free(s->runs); free(s->run_key); free(s->run_end); free(s->root); free(s->member_start); free(s->member_group);
     free(s->member_weight); free(s->total); free(s->lo); free(s->hi); free(s->chosen);
+    held_free(&s->held);
     Py_TYPE(s)->tp_free((PyObject *)s);
 }
 
@@ -183,8 +180,8 @@ static int Board_init(Board *s, PyObject *args, PyObject *kwds) {
     s->chosen = calloc(n_items + 1, sizeof(int));
     int *start = calloc(n_options + 1, sizeof(int)), *last = calloc(n_options + 1, sizeof(int));
     uint64_t *masks = calloc((n_options + 1) * MAX_WORDS, sizeof(uint64_t));
-    if (!s->mask || !s->option_id || !s->first || !s->member_start || !s->total || !s->lo || !s->hi ||
-        !s->chosen || !start || !last || !masks) {
+    if (!held_init(&s->held, n_items) || !s->mask || !s->option_id || !s->first || !s->member_start ||
+        !s->total || !s->lo || !s->hi || !s->chosen || !start || !last || !masks) {
         free(start); free(last); free(masks);
         PyErr_NoMemory();
         return -1;
@@ -300,6 +297,8 @@ static PyObject *Board_run(Board *s, PyObject *args) {
     s->status = DONE;
     s->deadline = time_limit > 0 ? now() + time_limit : 0;
     memset(s->total, 0, sizeof(long long) * (s->n_groups + 1));
+    s->held.len = s->held.count = 0;
+    s->held.handed_at = now();
     uint64_t board[MAX_WORDS];
     for (int w = 0; w < MAX_WORDS; w++) {
         int bits = s->n_items - 64 * w;   /* items in this word; the rest count as covered */
@@ -323,6 +322,7 @@ static PyObject *Board_run(Board *s, PyObject *args) {
         count_in(s, o, -1);
     }
     PyEval_RestoreThread(s->thread_state);
+    if (s->status != FAILED && s->held.count && !held_hand_over(&s->held, callback, now())) s->status = FAILED;
     s->running = 0;
     Py_DECREF(callback);
     if (s->status == FAILED) return NULL;

@@ -6,8 +6,8 @@
  * is skipped), the lower bound when every item is covered.
  *
  * The search runs with the GIL released.  It calls the Python callback once per
- * solution (taking the GIL back for the call), checks a cancel flag and the clock
- * every few thousand nodes, and stops after ``limit`` solutions when ``limit`` > 0 (and
+ * solution (taking the GIL back for a batch of calls: _handover.h), checks a cancel
+ * flag and the clock every few thousand nodes, and stops after ``limit`` solutions when ``limit`` > 0 (and
  * after ``node_limit`` nodes when that is > 0: a probe of how hard the search is).
  */
 #define PY_SSIZE_T_CLEAN
@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "_handover.h"
 
 enum { DONE = 0, LIMIT = 1, CANCELLED = 2, TIMED_OUT = 3, NODE_LIMIT = 4, FAILED = 5 };
 
@@ -36,6 +38,7 @@ typedef struct {
     int status, running;
     PyObject *callback;
     PyThreadState *thread_state;
+    Held held;                     /* solutions not yet handed to the callback */
 } Search;
 
 static double now(void) {
@@ -87,27 +90,18 @@ static void add_groups(Search *s, int option, int sign) {
         s->count_in_group[s->group_id[k]] += sign * s->group_weight[k];
 }
 
+/* Hand the held solutions to the callback, taking the GIL for it; returns 0 to stop. */
+#define HAND_OVER(s, at) held_hand_over_released(&(s)->held, (s)->callback, &(s)->thread_state, at, &(s)->status, FAILED)
+
 /* Report one solution; returns 0 to stop the search. */
 static int report(Search *s, int depth) {
     for (int g = 0; g < s->n_groups; g++)
         if (s->count_in_group[g] < s->lo[g]) return 1;
     s->solutions++;
     if (s->callback != Py_None) {
-        PyEval_RestoreThread(s->thread_state);
-        PyObject *ones = PyList_New(depth);
-        int ok = ones != NULL;
-        for (int k = 0; ok && k < depth; k++) {
-            PyObject *value = PyLong_FromLong(s->chosen[k]);
-            if (value == NULL) ok = 0; else PyList_SET_ITEM(ones, k, value);
-        }
-        if (ok) {
-            PyObject *answer = PyObject_CallOneArg(s->callback, ones);
-            ok = answer != NULL;
-            Py_XDECREF(answer);
-        }
-        Py_XDECREF(ones);
-        s->thread_state = PyEval_SaveThread();
-        if (!ok) { s->status = FAILED; return 0; }
+        held_add(&s->held, s->chosen, depth, NULL);
+        double at = now();
+        if (held_due(&s->held, at) && !HAND_OVER(s, at)) return 0;
     }
     if (s->limit && s->solutions >= s->limit) { s->status = LIMIT; return 0; }
     return 1;
@@ -119,7 +113,9 @@ static int search(Search *s, int depth) {
     if (++s->nodes == s->node_limit) { s->status = NODE_LIMIT; return 0; }
     if ((s->nodes & 4095) == 0) {
         if (s->cancel) { s->status = CANCELLED; return 0; }
-        if (s->deadline > 0 && now() > s->deadline) { s->status = TIMED_OUT; return 0; }
+        double at = now();
+        if (s->deadline > 0 && at > s->deadline) { s->status = TIMED_OUT; return 0; }
+        if (held_due(&s->held, at) && !HAND_OVER(s, at)) return 0;
     }
     int best = -1, fewest = 0x7fffffff;
     for (int i = s->rlink[0]; i != 0; i = s->rlink[i]) {
@@ -152,6 +148,7 @@ static void Search_dealloc(Search *s) {
     free(s->llink); free(s->rlink); free(s->top); free(s->ulink); free(s->dlink);
     free(s->len); free(s->node_option); free(s->group_start); free(s->group_id);
     free(s->group_weight); free(s->count_in_group); free(s->lo); free(s->hi); free(s->chosen);
+    held_free(&s->held);
     Py_TYPE(s)->tp_free((PyObject *)s);
 }
 
@@ -204,7 +201,7 @@ static int Search_init(Search *s, PyObject *args, PyObject *kwds) {
     s->lo = calloc(n_groups + 1, sizeof(long long));
     s->hi = calloc(n_groups + 1, sizeof(long long));
     s->chosen = calloc(n_items + 1, sizeof(int));
-    if (!s->llink || !s->rlink || !s->top || !s->ulink || !s->dlink || !s->len || !s->node_option ||
+    if (!held_init(&s->held, n_items) || !s->llink || !s->rlink || !s->top || !s->ulink || !s->dlink || !s->len || !s->node_option ||
         !s->group_start || !s->group_id || !s->group_weight || !s->count_in_group || !s->lo || !s->hi || !s->chosen) {
         PyErr_NoMemory();
         return -1;
@@ -291,12 +288,15 @@ static PyObject *Search_run(Search *s, PyObject *args) {
     s->status = DONE;
     s->deadline = time_limit > 0 ? now() + time_limit : 0;
     memset(s->count_in_group, 0, sizeof(long long) * (s->n_groups + 1));
+    s->held.len = s->held.count = 0;
+    s->held.handed_at = now();
     s->running = 1;
     Py_INCREF(callback);
     s->thread_state = PyEval_SaveThread();
     if (!s->cancel) search(s, 0);
     else s->status = CANCELLED;
     PyEval_RestoreThread(s->thread_state);
+    if (s->status != FAILED && s->held.count && !held_hand_over(&s->held, callback, now())) s->status = FAILED;
     s->running = 0;
     Py_DECREF(callback);
     if (s->status == FAILED) return NULL;

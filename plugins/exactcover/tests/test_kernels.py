@@ -329,3 +329,58 @@ def test_a_frontier_past_its_budget_falls_back_with_a_note():
     )
     assert result.count == 12_988_816
     assert "frontier: more than 10 states" in result.details["exactcover_counter_fallback"]
+
+
+DOMINOES = [api.piece("D", ["##"], unlimited=True)]
+
+
+@pytest.mark.parametrize("kernel", ["bitboard", "dlx"])
+def test_solutions_found_without_the_gil_are_all_handed_over_in_batches(kernel):
+    """The kernels hold the solutions they find and hand them to Python in batches of up
+    to 64 (``_handover.h``): every one of the 153 domino tilings of 3×8 (OEIS A001835;
+    the brute force's) arrives once, a limit of 100 gives exactly 100, and a callback
+    that raises on the 70th ends the run with its error and is not called again."""
+    plan = api.plan(["########"] * 3, DOMINOES, backend="exactcover", host=HOST)
+    model = build_tiling(plan.pieces, plan.region)
+    problem = cover_problem(model)
+    tilings = set(tilings_brute_force(plan.region.cells, plan.pieces))
+    assert len(tilings) == 153
+
+    def as_tiling(ones):
+        return frozenset((model.placements[var].piece, frozenset(model.placements[var].cells)) for var in ones)
+
+    def listed(limit=0, on_ones=None):
+        got: list[list[int]] = []
+        limits = polytile_exactcover.Limits(threading.Event(), None)
+        outcome = polytile_exactcover.enumerate_covers(problem, on_ones or got.append, limits, limit, kernel)
+        return outcome, got
+
+    outcome, got = listed()
+    assert (outcome.status, outcome.count, len(got)) == ("completed", 153, 153)
+    assert {as_tiling(ones) for ones in got} == tilings
+    outcome, got = listed(limit=100)
+    assert (outcome.status, outcome.count, len(got)) == ("solution_limit", 100, 100)
+
+    calls = []
+
+    def fails_on_the_70th(ones):
+        calls.append(ones)
+        if len(calls) == 70:
+            raise RuntimeError("the 70th")
+
+    with pytest.raises(RuntimeError, match="the 70th"):
+        listed(on_ones=fails_on_the_70th)
+    assert len(calls) == 70
+
+
+@pytest.mark.parametrize("kernel", ["bitboard", "dlx"])
+def test_held_solutions_reach_python_while_the_search_runs(kernel):
+    """Held solutions are handed over during the search, not only at its end: a caller
+    that stops at its first tiling ends a listing of 5×12 pentominoes (4,040 tilings,
+    oracles.md) long before the last one."""
+    plan = api.plan(["############"] * 5, [api.family("pentominoes")], backend="exactcover", host=HOST)
+    problem = cover_problem(build_tiling(plan.pieces, plan.region))
+    stop = threading.Event()
+    limits = polytile_exactcover.Limits(stop, None)
+    outcome = polytile_exactcover.enumerate_covers(problem, lambda ones: stop.set(), limits, 0, kernel)
+    assert outcome.status == "interrupted" and 0 < outcome.count < 4040
