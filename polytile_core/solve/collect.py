@@ -11,17 +11,20 @@ from polytile_core.model.zero_one import Model
 from polytile_core.output.results import PlacedPiece, Solution
 
 
-def solution_of(model: Model, ones: list[int], pieces: dict[int, PlacedPiece] | None = None) -> Solution:
+def solution_of(
+    model: Model, ones: list[int], pieces: dict[int, PlacedPiece] | None = None, part: str | None = None
+) -> Solution:
     """Turn the decision variables that are 1 back into placed pieces (and enclosed cells).
     ``pieces`` keeps the placed pieces built so far, to share them between the solutions
-    of one model (they are immutable): a listing then builds each piece once."""
+    of one model (they are immutable): a listing then builds each piece once.  ``part``:
+    the key of the split part that found it."""
     pieces = {} if pieces is None else pieces
     for var in ones:
         if var not in pieces and var in model.placements:
             pieces[var] = PlacedPiece(model.placements[var].piece, model.placements[var].cells)
     placed = tuple(pieces[var] for var in ones if var in pieces)
     interior = tuple(sorted(model.interior[var] for var in ones if var in model.interior)) if model.interior else None
-    return Solution(placed, model.objective_value(ones), interior)
+    return Solution(placed, model.objective_value(ones), interior, part)
 
 
 def default_keep(plan: Plan) -> int | None:

@@ -118,7 +118,7 @@ def solve_fixed_part(
 def whole_solution(part: Part, ones: list[int], pieces: dict[int, PlacedPiece] | None = None) -> Solution:
     """The solution of the whole problem that a part's solution stands for: the part's
     pieces laid down at each of its ``copies`` offsets.  ``pieces``: as for ``solution_of``."""
-    solution = solution_of(part.model, ones, pieces)
+    solution = solution_of(part.model, ones, pieces, part.key)
     if part.copies != ((0, 0),):
         placed = tuple(
             PlacedPiece(piece.piece, tuple((x + dx, y + dy) for x, y in piece.cells))
@@ -126,7 +126,7 @@ def whole_solution(part: Part, ones: list[int], pieces: dict[int, PlacedPiece] |
             for piece in solution.placements
         )
         solution = attrs.evolve(solution, placements=placed)
-    return attrs.evolve(solution, part=part.key)
+    return solution
 
 
 def _halt(executor: concurrent.futures.Executor) -> None:
