@@ -62,21 +62,28 @@ def _placement_maps(
 ) -> list[tuple[ProblemSymmetry, Permutation]]:
     """The problem's symmetries, each with the permutation of placement variables it
     induces: the region's symmetries that carry the piece set onto itself (``piece_renaming``),
-    or with ``pieces`` None, those that carry each placement onto one of the same piece."""
-    where = {(placement.piece, tuple(sorted(placement.cells))): var for var, placement in model.placements.items()}
+    or with ``pieces`` None, those that carry each placement onto one of the same piece.
+    Cells are numbered, so a placement is its piece and a set of numbers."""
+    number = {cell: index for index, cell in enumerate(sorted(region.cells))}
+    # Each variable's placement as (piece, cell numbers); None when it is no placement in the region.
+    cells_of: list[tuple[str, tuple[int, ...]] | None] = [None] * model.num_variables
+    for var, placement in model.placements.items():
+        if all(cell in number for cell in placement.cells):
+            cells_of[var] = (placement.piece, tuple(number[cell] for cell in placement.cells))
+    where = {(entry[0], frozenset(entry[1])): var for var, entry in enumerate(cells_of) if entry is not None}
     names = {placement.piece: placement.piece for placement in model.placements.values()}
     found: list[tuple[ProblemSymmetry, Permutation]] = []
     for symmetry in region.symmetries():
         renaming = names if pieces is None else piece_renaming(pieces, symmetry)
         if renaming is None:
             continue
-        move = _mover(region, symmetry)
+        moved = _moved_numbers(region, symmetry, number)
         image: list[int] = []
-        for var in range(model.num_variables):
-            placement = model.placements.get(var)
+        for entry in cells_of:
             # A piece the renaming does not know (not among ``pieces``) has no image.
-            piece = None if placement is None else renaming.get(placement.piece)
-            target = None if placement is None or piece is None else where.get((piece, move(placement.cells)))
+            target = None
+            if entry is not None and (piece := renaming.get(entry[0])) is not None:
+                target = where.get((piece, frozenset([moved[index] for index in entry[1]])))
             if target is None:
                 break  # a variable with no image: this symmetry does not map the problem onto itself
             image.append(target)
@@ -85,17 +92,18 @@ def _placement_maps(
     return found
 
 
-def _mover(region: Region, symmetry: int):
-    """``region.map_onto_itself(symmetry, cells)`` with the translation worked out once."""
+def _moved_numbers(region: Region, symmetry: int, number: Mapping[tuple[int, int], int]) -> list[int]:
+    """The number of the cell that ``symmetry`` (keeping the region in place) takes each
+    numbered cell to."""
     transform = SQUARE_SYMMETRIES[symmetry]
     moved = [transform(x, y) for x, y in region.cells]
     dx = min(x for x, _ in region.cells) - min(x for x, _ in moved)
     dy = min(y for _, y in region.cells) - min(y for _, y in moved)
-
-    def move(cells):
-        return tuple(sorted((tx + dx, ty + dy) for tx, ty in (transform(x, y) for x, y in cells)))
-
-    return move
+    to = [0] * len(number)
+    for (x, y), index in number.items():
+        tx, ty = transform(x, y)
+        to[index] = number[(tx + dx, ty + dy)]
+    return to
 
 
 def placement_symmetries(model: Model, region: Region, pieces: Sequence[PieceType]) -> list[Permutation]:

@@ -87,6 +87,9 @@ class Brancher:
                 if coefficient:
                     self.rows_of[var].append((row, coefficient))
         self.capped = [constraint.sense in ("==", "<=") for constraint in model.constraints]
+        # Per row: its largest coefficient, and the variables it counts (a full row drops them all).
+        self.largest = [max((c for _, c in constraint.terms), default=0) for constraint in model.constraints]
+        self.counted = [frozenset(var for var, c in constraint.terms if c > 0) for constraint in model.constraints]
         # Each item row (in order) and its candidates.
         self.items = {
             row: frozenset(var for var, _ in constraint.terms)
@@ -102,8 +105,12 @@ class Brancher:
                 used[row] = used.get(row, 0) + coefficient
         dropped = set(fixed)  # and the variables that no longer fit beside them
         for row, amount in used.items():
-            if self.capped[row]:
-                room = self.constraints[row].rhs - amount
+            if not self.capped[row]:
+                continue
+            room = self.constraints[row].rhs - amount
+            if room == 0:
+                dropped |= self.counted[row]
+            elif room < self.largest[row]:
                 dropped.update(var for var, coefficient in self.constraints[row].terms if coefficient > room)
         best = -1
         fewest = 0
