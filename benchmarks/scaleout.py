@@ -298,11 +298,13 @@ def measure(host: Host, key: str, repeat: int, with_dask: bool) -> None:
     print(f"  makespan simulated from these part times: {simulation(whole_cpu, tuple(part_seconds))}")
 
     # Wall times: the whole on one core against two jobs, each run `repeat` times in turn
-    # (so a change of the machine's speed touches every row alike); medians.
+    # (so a change of the machine's speed touches every row alike); medians.  The speed of
+    # this shared virtual machine drifts by 10-20 % within seconds, so each run is also set
+    # against the whole run just before it, and the median of those ratios printed.
     runs: dict[str, tuple[Path, dict[str, Any]]] = {
         "whole, one core": (whole_path, {}),
-        "tree, --jobs 1 (thread)": (tree_path, {"jobs": 1, "executor": "thread"}),
         "tree, --jobs 2, no executor named": (tree_path, {"jobs": 2}),
+        "tree, --jobs 1 (thread)": (tree_path, {"jobs": 1, "executor": "thread"}),
         "tree, --jobs 2, process pool": (tree_path, {"jobs": 2, "executor": "process"}),
     }
     timings: dict[str, list[Timing]] = {label: [] for label in runs}
@@ -317,16 +319,23 @@ def measure(host: Host, key: str, repeat: int, with_dask: bool) -> None:
     # The checkerboard split for contrast, once: on 6×10 it takes some 40 s.
     checker = timed(host, checker_path, expected, jobs=2, executor="process")
     timings["checkerboard, --jobs 2, process pool (one run)"] = [checker]
-    whole_wall = statistics.median(timing.wall for timing in timings["whole, one core"])
-    print(f"\n| run (median of {repeat}) | wall s | speedup over whole | each run, s | Σ part wall s |")
-    print("|---|---|---|---|---|")
+    wholes = [timing.wall for timing in timings["whole, one core"]]
+    whole_wall = statistics.median(wholes)
+    print(
+        f"\n| run (median of {repeat}) | wall s | speedup: median whole / median run | "
+        "median of (whole / run) in turn | each run, s | Σ part wall s |"
+    )
+    print("|---|---|---|---|---|---|")
     for label, done in timings.items():
         wall = statistics.median(timing.wall for timing in done)
         executor = done[0].executor if label.endswith("no executor named") else ""
         total = f"{statistics.median(sum(timing.part_seconds) for timing in done):.2f}" if done[0].part_seconds else ""
         each = ", ".join(f"{timing.wall:.2f}" for timing in done)
         name = f"{label} ({executor})" if executor else label
-        print(f"| {name} | {wall:.2f} | {whole_wall / wall:.2f}× | {each} | {total} |")
+        paired = (
+            f"{statistics.median(w / t.wall for w, t in zip(wholes, done, strict=True)):.2f}×" if label in runs else "—"
+        )
+        print(f"| {name} | {wall:.2f} | {whole_wall / wall:.2f}× | {paired} | {each} | {total} |")
     pool = timings["tree, --jobs 2, process pool"][-1]
     print(
         f"tree on a 2-process pool: preparing a part in its worker {1000 * (pool.prepare_mean or 0):.3f} ms on "
