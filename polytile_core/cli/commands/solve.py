@@ -44,7 +44,11 @@ def add(subparsers):
         metavar="N",
         help="parts of a split, or routes of a race, at once (default: the usable cores with backend auto, else 1)",
     )
-    command.add_argument("--executor", help="executor plugin for the parts of a split")
+    command.add_argument(
+        "--executor",
+        help="executor plugin for the parts of a split (default auto: threads when the backend searches "
+        "outside the GIL, else processes)",
+    )
     command.add_argument(
         "--scheduler",
         metavar="ADDRESS",
