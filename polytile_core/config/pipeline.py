@@ -86,13 +86,14 @@ class Plan:
     split_when_long: Registration | None = None
     split_when_long_options: object = None
 
-    def parts_executor(self) -> tuple[Registration, object, str]:
-        """The executor that runs a split's parts on this plan's backend, its options, and why."""
+    def parts_executor(self) -> tuple[Registration, object, str | None]:
+        """The executor that runs a split's parts on this plan's backend, its options, and
+        why ``auto`` chose it (None for an executor the pipeline named)."""
         assert self.executor is not None and self.backend is not None, "a split run has its executor and backend"
         if isinstance(self.executor, AutoExecutor):
             registration, why = self.executor.choose(self.backend)
             return registration, None, why
-        return self.executor, self.executor_options, "named"
+        return self.executor, self.executor_options, None
 
     def tiling_problem(self) -> TilingProblem:
         if self.region is None:

@@ -294,7 +294,7 @@ def solve_split(plan: Plan, model: Model, collector: Collector, stop: threading.
     started = time.perf_counter()
     deadline = None if settings.time_limit is None else started + settings.time_limit
     registration, options, why = plan.parts_executor()
-    details["executor"] = registration.name if why == "named" else f"{registration.name} ({why})"
+    details["executor"] = registration.name if why is None else f"{registration.name} ({why})"
     executor = registration.provides(plan.jobs, options)
     # Workers in this process can watch an event; other processes are killed instead.
     halt = threading.Event()

@@ -90,12 +90,8 @@ class Brancher:
         # Per row: its largest coefficient, and the variables it counts (a full row drops them all).
         self.largest = [max((c for _, c in constraint.terms), default=0) for constraint in model.constraints]
         self.counted = [frozenset(var for var, c in constraint.terms if c > 0) for constraint in model.constraints]
-        # Each item row (in order) and its candidates.
-        self.items = {
-            row: frozenset(var for var, _ in constraint.terms)
-            for row, constraint in enumerate(model.constraints)
-            if is_item(constraint)
-        }
+        # Each item row (in order) and its candidates (every coefficient of an item row is 1).
+        self.items = {row: self.counted[row] for row, constraint in enumerate(model.constraints) if is_item(constraint)}
 
     def node(self, fixed: tuple[int, ...]) -> Node | None:
         """The node reached by fixing ``fixed``; None when a row is left without candidates."""
