@@ -99,7 +99,7 @@ def test_killing_a_busy_worker_of_the_9x9_count_keeps_it_exact(cluster):
     pieces = [PieceSpec(shape=["###", "#.."], name="L", count=20)]
     the_plan = plan(local.scheduler_address, RegionSpec(rows=NINE_BY_NINE), pieces, parts=64)
     thread, wait = run_in_thread(the_plan, 900)
-    assert kill_a_busy_worker(client, thread, settle=2.0)
+    assert kill_a_busy_worker(client, thread, settle=0.5)
     result = wait()
     assert result.termination == Termination.COMPLETED
     assert result.count == 1_709_594
