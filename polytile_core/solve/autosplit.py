@@ -13,6 +13,7 @@ probe's time is spent twice, against a split that could cost many times more.
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from collections.abc import Callable
@@ -20,8 +21,9 @@ from collections.abc import Callable
 import attrs
 
 from polytile_core.config.pipeline import Plan
+from polytile_core.host.contracts import relay_stop
 from polytile_core.model.zero_one import Model
-from polytile_core.output.results import Termination
+from polytile_core.output.results import Solution, Termination
 from polytile_core.solve.collect import Collector
 from polytile_core.solve.outcome import Outcome
 from polytile_core.solve.split import solve_split
@@ -30,8 +32,21 @@ from polytile_core.solve.state import RunState
 # Long enough for the whole-problem counters (frontier scan, memo) to finish what they can
 # (6×10 pentominoes: under a second); their work does not divide into subtrees, the search's does.
 PROBE_SECONDS = 10.0
+# Solutions a probe holds back (in memory) until it is known whether it is the answer.
+HELD_AT_MOST = 100_000
 
 SolveWhole = Callable[[Plan, Model, Collector, threading.Event], Outcome]
+
+
+def _stop_past(stop: threading.Event, limit: int) -> Callable[[Solution], None]:
+    """A collector's callback that sets ``stop`` once more than ``limit`` solutions came."""
+    seen = itertools.count(1)
+
+    def on_solution(solution: Solution) -> None:
+        if next(seen) > limit:
+            stop.set()
+
+    return on_solution
 
 
 def worth_splitting(plan: Plan) -> bool:
@@ -57,17 +72,24 @@ def solve_probed(
     limit = plan.settings.time_limit
     probe_limit = probe_seconds if limit is None else min(probe_seconds, limit)
     started = time.perf_counter()
-    held = Collector(collector.keep, None, want_all=False)  # what the probe finds waits here
+    # What the probe finds waits here, every solution of it (``keep`` bounds what a run
+    # holds, never what it passes on): all of them reach the caller if the probe is the
+    # answer, none if the split searches again.  A probe that finds more than
+    # ``HELD_AT_MOST`` is stopped there: a listing that long is split at once.
+    probe_stop = threading.Event()
+    held = Collector(None, _stop_past(probe_stop, HELD_AT_MOST))
     probe_plan = attrs.evolve(plan, settings=attrs.evolve(plan.settings, time_limit=probe_limit))
-    outcome = solve_whole(probe_plan, model, held, stop)
+    with relay_stop(stop, probe_stop.set):
+        outcome = solve_whole(probe_plan, model, held, probe_stop)
     probed = time.perf_counter() - started
-    if outcome.termination != Termination.TIME_LIMIT or (limit is not None and probed >= limit):
+    cut_short = probe_stop.is_set() and not stop.is_set()  # the probe found too many to hold
+    if not cut_short and (outcome.termination != Termination.TIME_LIMIT or (limit is not None and probed >= limit)):
         for solution in held.kept:
             collector.add(solution)
         finished = outcome.termination == Termination.COMPLETED
         route = f"whole: the {probe_seconds:g} s probe finished it" if finished else "whole"
         return attrs.evolve(outcome, details={**outcome.details, "when_long": route})
-    if outcome.work == "table":
+    if outcome.work == "table" and not cut_short:
         whole_plan = attrs.evolve(
             plan, settings=attrs.evolve(plan.settings, time_limit=None if limit is None else limit - probed)
         )
@@ -87,6 +109,8 @@ def solve_probed(
         settings=attrs.evolve(plan.settings, time_limit=None if limit is None else limit - probed),
     )
     doing = " (it was searching)" if outcome.work == "search" else ""
+    if cut_short:
+        doing = f" (it had found over {HELD_AT_MOST:,} solutions, more than a probe holds)"
     outcome = solve_split(split_plan, model, collector, stop, run_state)
     route = (
         f"split by the {tree.name} on {plan.jobs} jobs: the whole problem did not finish in a {probe_seconds:g} s "

@@ -1,11 +1,16 @@
 """Resumable split runs: every finished part is written down as soon as it is known.
 
 A checkpoint is a JSON-lines file.  The first line names the plan it belongs to (a
-fingerprint of everything that decides the parts and their answers); each further line
-is one finished part: its key, status, count, seconds, and the solutions it kept (as
-the part's decision variables that are 1).  Lines are appended and fsync'ed one at a
-time, so a run killed at any moment leaves every part it reported, and at worst one
-torn last line, which resuming drops.
+fingerprint of everything that decides the parts and their answers) and the polytile
+version that wrote it; each further line is one finished part: its key, status, count,
+seconds, the solutions it kept (as the part's decision variables that are 1), a digest
+of the part's model, and a checksum of the line tied to the file's fingerprint.  Lines
+are appended and fsync'ed one at a time, so a run killed at any moment leaves every part
+it reported, and at worst one torn last line, which resuming drops.
+
+A checkpoint cannot lie: a record whose checksum does not match (edited by hand, or
+damaged), a part recorded twice, a record for another model, or a file of another
+pipeline or version is refused with the line it is on; nothing in it is ever added.
 
 ``polytile solve run.toml --checkpoint FILE`` writes one; the same command with
 ``--resume`` skips the parts in it and adds their recorded answers to the totals, so
@@ -20,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from importlib import metadata
 from pathlib import Path
 
 import attrs
@@ -33,7 +39,21 @@ from polytile_core.output.results import Found, Termination
 from polytile_core.solve.collect import default_keep
 from polytile_core.solve.split import PartOutcome
 
-FORMAT = 1
+FORMAT = 2
+
+
+def _version() -> str:
+    try:
+        return metadata.version("polytile")
+    except metadata.PackageNotFoundError:  # run from a source tree that is not installed
+        return "unknown"
+
+
+def record_checksum(fingerprint: str, record: dict) -> str:
+    """The checksum a record line carries: its fields (less the checksum), bound to the file."""
+    fields = {key: value for key, value in record.items() if key != "check"}
+    text = fingerprint + json.dumps(fields, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
 def plan_fingerprint(plan) -> str:
@@ -119,7 +139,12 @@ class Checkpoint:
                 "the checkpoint exists already; pass --resume to continue it, or choose another name", source=str(path)
             )
         if not path.exists():
-            header = {"polytile_checkpoint": FORMAT, "fingerprint": fingerprint, "mode": plan.settings.mode}
+            header = {
+                "polytile_checkpoint": FORMAT,
+                "fingerprint": fingerprint,
+                "mode": plan.settings.mode,
+                "version": _version(),
+            }
             _append(path, header)
             return cls(path, fingerprint, plan.settings.mode, {})
         return cls(path, fingerprint, plan.settings.mode, _read(path, fingerprint))
@@ -148,7 +173,8 @@ class Checkpoint:
         record = PartRecord(
             part.key, answer, [list(ones) for ones in outcome.solutions], outcome.seconds, self.digest(part)
         )
-        _append(self.path, CONVERTER.unstructure(record))
+        data = CONVERTER.unstructure(record)
+        _append(self.path, {**data, "check": record_checksum(self.fingerprint, data)})
         self.done.add(part.key)
 
 
@@ -179,8 +205,15 @@ def _read(path: Path, fingerprint: str) -> dict[str, PartRecord]:
         header = json.loads(lines[0]) if lines else None
     except ValueError:
         header = None
-    if not isinstance(header, dict) or header.get("polytile_checkpoint") != FORMAT:
+    if not isinstance(header, dict) or "polytile_checkpoint" not in header:
         raise InputError("not a polytile checkpoint", source=str(path))
+    if header.get("polytile_checkpoint") != FORMAT or header.get("version") != _version():
+        written = header.get("version", "an earlier version")
+        raise InputError(
+            f"this checkpoint was written by polytile {written} (format {header.get('polytile_checkpoint')}), "
+            f"not by this polytile {_version()}: its parts cannot be trusted here; start a new checkpoint",
+            source=str(path),
+        )
     if header.get("fingerprint") != fingerprint:
         raise InputError(
             "this checkpoint was written for a different pipeline (pieces, region, split or mode differ); "
@@ -193,8 +226,23 @@ def _read(path: Path, fingerprint: str) -> dict[str, PartRecord]:
     records: dict[str, PartRecord] = {}
     for number, line in enumerate(lines[1:], start=2):
         try:
-            record = structure(json.loads(line), PartRecord)
+            data = json.loads(line)
+            if not isinstance(data, dict):
+                raise ValueError("expected a JSON object")
+            if data.get("check") != record_checksum(fingerprint, data):
+                raise ValueError("its checksum does not match: the line was edited or damaged")
+            record = structure({key: value for key, value in data.items() if key != "check"}, PartRecord)
         except (ValueError, InputError) as exc:
-            raise InputError(f"line {number} is damaged ({exc})", source=str(path)) from None
-        records.setdefault(record.key, record)
+            raise InputError(
+                f"line {number} is damaged ({exc}); nothing of this checkpoint was used: "
+                "start a new one, or remove that line to solve its part again",
+                source=str(path),
+            ) from None
+        if record.key in records:
+            raise InputError(
+                f"line {number} records part {record.key!r} a second time; nothing of this checkpoint was used: "
+                "remove one of the two lines to solve that part again",
+                source=str(path),
+            )
+        records[record.key] = record
     return records

@@ -37,19 +37,17 @@ class Collector:
     """Receives solutions from any thread; keeps the first ``keep`` (or, when ``rank`` is
     given, the ``keep`` best: lowest rank first) and counts them all.  With ``accept``
     (listing up to symmetry) only accepted solutions are kept, passed on and counted
-    in ``accepted``; ``want_all`` then asks the parts of a split to send every one."""
+    in ``accepted``.  ``keep`` bounds memory only: every solution added is passed on."""
 
     def __init__(
         self,
         keep: int | None,
         on_solution: Callable[[Solution], None] | None,
-        want_all: bool,
         rank: Callable[[Solution], float] | None = None,
         accept: Callable[[Solution], bool] | None = None,
     ):
         self.keep = keep
         self.on_solution = on_solution
-        self.want_all = want_all
         self.rank = rank
         self.accept = accept
         self.kept: list[Solution] = []

@@ -63,7 +63,7 @@ def run(
     abandon = abandon or threading.Event()
     state = RunState()
     deadline = None if plan.settings.time_limit is None else time.monotonic() + plan.settings.time_limit
-    collector = Collector(default_keep(plan), on_solution, want_all=False)
+    collector = Collector(default_keep(plan), on_solution)
     models: list[Model] = []
     answers: list[Outcome] = []
     errors: list[BaseException] = []
@@ -177,7 +177,6 @@ def _configure(collector: Collector, plan: Plan, model: Model) -> None:
     in_search = distinct.in_search(plan)
     listing_distinct = plan.distinct and not in_search and plan.settings.mode == "all"
     collector.accept = distinct.canonical_filter(plan, model) if listing_distinct else None
-    collector.want_all = collector.accept is not None
     collector.rank = _ranking(plan, model)
 
 

@@ -162,7 +162,7 @@ class _SplitRun:
         if self.mode == "count":
             return 0
         if self.mode == "all":
-            return None if self.collector.want_all or self.collector.keep is None else self.collector.keep
+            return None  # every one: keep bounds what the collector holds, never what reaches the stream
         return 1
 
     def report(self, report: SubproblemReport, *, done: bool = True) -> None:

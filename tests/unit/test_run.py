@@ -23,7 +23,7 @@ def test_a_symmetry_the_model_does_not_have_is_an_input_error():
     model.symmetries = [tuple(range(model.num_variables)), tuple(swapped)]
     counted = Outcome(Termination.COMPLETED, Found.FEASIBLE, count=2)
     with pytest.raises(InputError, match="cannot count up to symmetry") as error:
-        distinct.with_distinct(plan, model, counted, Collector(0, None, want_all=False), threading.Event())
+        distinct.with_distinct(plan, model, counted, Collector(0, None), threading.Event())
     assert error.value.path == "solve.distinct"
 
 
