@@ -332,3 +332,41 @@ def test_sigkill_mid_run_then_resume_gives_the_exact_count(tmp_path):
     assert result["details"]["parts_from_checkpoint"] >= len(finished_before)
     keys = [record["key"] for record in records(checkpoint)]
     assert len(keys) == len(set(keys)) == 21
+
+
+def _edited(record: dict, how: str) -> list[dict]:
+    changed = json.loads(json.dumps(record))
+    if how == "duplicated":
+        return [record, record]
+    if how == "count null":
+        changed["answer"]["count"] = None
+    else:
+        changed["answer"]["count"] += {"count +1000": 1000, "count -5": -5}[how]
+    return [changed]
+
+
+@pytest.mark.parametrize("how", ["count +1000", "count -5", "count null", "duplicated"])
+def test_an_edited_checkpoint_record_is_refused_and_never_added(tmp_path, how):
+    """Issue 30: each edit of a record (the counts, a part twice) is refused in one line,
+    and the file is left as it was; the run resumed from a fresh checkpoint is exact."""
+    pipeline, checkpoint = write(tmp_path, L_2X4), tmp_path / "run.ckpt"
+    code, _, _ = cli(["solve", str(pipeline), "--checkpoint", str(checkpoint), "-q"])
+    assert code == 0
+    header, *lines = checkpoint.read_text().splitlines()
+    first, *rest = [json.loads(line) for line in lines]
+    edited = [*_edited(first, how), *rest]
+    text = "\n".join([header, *(json.dumps(record, separators=(",", ":")) for record in edited)]) + "\n"
+    checkpoint.write_text(text)
+    code, out, err = cli(["solve", str(pipeline), "--checkpoint", str(checkpoint), "--resume", "-q", "-o", "-"])
+    assert code == 2 and err.count("\n") == 1, err
+    assert ("checksum" in err) if how != "duplicated" else ("a second time" in err), err
+    assert checkpoint.read_text() == text
+
+
+def test_a_checkpoint_of_another_polytile_version_is_refused(tmp_path):
+    pipeline, checkpoint = write(tmp_path, L_2X4), tmp_path / "run.ckpt"
+    cli(["solve", str(pipeline), "--checkpoint", str(checkpoint), "-q"])
+    header, *lines = checkpoint.read_text().splitlines()
+    checkpoint.write_text("\n".join([json.dumps({**json.loads(header), "version": "0.0.1"}), *lines]) + "\n")
+    code, _, err = cli(["solve", str(pipeline), "--checkpoint", str(checkpoint), "--resume", "-q"])
+    assert code == 2 and "written by polytile 0.0.1" in err, err
