@@ -12,13 +12,27 @@ minors, so the larger of the two is the rank for all practical purposes.
 from __future__ import annotations
 
 import itertools
+import time
 
 import attrs
 
 from polytile_core.model.parts import Split
+from polytile_core.model.problem import TilingProblem
 from polytile_core.model.zero_one import Model
 
 PRIMES = (2_147_483_647, 2_147_483_629)  # below 2^31, so products fit in 64 bits
+# f is computed for models of at most this many rows (the elimination grows as rows³).
+RANK_ROWS = 600
+# Seconds spent looking at parts; a split of many large parts is judged from the first ones.
+SCAN_SECONDS = 2.0
+# Placements a model may have for ``polytile analyze`` to build it (about 1.5 s of building).
+ANALYSE_AT_MOST = 250_000
+
+
+def placements_at_most(problem: TilingProblem) -> int:
+    """An upper bound on the placements of a tiling problem's model, known before building it."""
+    assert problem.region is not None
+    return sum(len(piece.orientations()) for piece in problem.pieces) * problem.region.area
 
 
 @attrs.frozen
@@ -153,26 +167,32 @@ def classify(
     return kind if scanned_all else f"{kind} (judged from the first {len(parts)})"
 
 
-def analyze_split(split: Split, original: Model, *, first: int = 5, scan: int = 1000) -> SplitAnalysis:
+def analyze_split(
+    split: Split, original: Model, *, first: int = 5, scan: int = 1000, seconds: float = SCAN_SECONDS
+) -> SplitAnalysis:
     """Measure a split: the first ``first`` parts in full (with f), and up to ``scan``
-    parts for removals and sizes (all of them when there are no more than that)."""
+    parts for removals and sizes (all of them when there are no more than that); past
+    ``seconds``, the scan ends with the parts looked at so far."""
     parts: list[PartSize] = []
     detailed: list[PartSize] = []
     removed = 0
+    deadline = time.perf_counter() + seconds
     for index, part in enumerate(itertools.islice(split.parts, max(first, scan))):
+        if index >= first and time.perf_counter() > deadline:
+            break
         reason = part.details.get("empty")
         removed += reason is not None
         if reason is not None:
             size = None
         else:
             model = part.model if part.fixed is None else part.model.pinned(part.fixed)
-            size = model_size(model, with_rank=index < first)
+            size = model_size(model, with_rank=index < first and len(model.constraints) <= RANK_ROWS)
         entry = PartSize(part.key, size, reason)
         parts.append(entry)
         if index < first:
             detailed.append(entry)
     scanned_all = split.total is not None and len(parts) >= split.total
-    original_size = model_size(original)
+    original_size = model_size(original, with_rank=len(original.constraints) <= RANK_ROWS)
     return SplitAnalysis(
         total=split.total,
         impossible=split.impossible,

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 
 import attrs
 
+from polytile_core.errors import InputError
 from polytile_core.model.problem import TilingProblem
 from polytile_core.model.zero_one import Model
 
@@ -48,6 +49,14 @@ class Part:
     copies: tuple[tuple[int, int], ...] = ((0, 0),)
     fixed: tuple[int, ...] | None = None
     images: tuple[tuple[int, ...], ...] = ()
+
+
+class SplitTooLarge(InputError):
+    """A decomposer's analysis of this problem would not end in reasonable time or memory:
+    its parts cannot be listed, and no certificate is claimed."""
+
+    def __init__(self, message: str):
+        super().__init__(message, path="split.method")
 
 
 @attrs.define

@@ -67,6 +67,9 @@ def _start(entrant: Entrant) -> _Racer:
         [sys.executable, "-m", "polytile_core.solve.race"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
+        # A racer says what went wrong in its answer; what else it would print (a solver's
+        # log, Python's complaints while it is killed) would only clutter the caller's terminal.
+        stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
     assert process.stdin is not None and process.stdout is not None
@@ -88,39 +91,46 @@ def race(
 ) -> tuple[Lap | None, list[Lap]]:
     """Run every entrant at once; return the winning lap (``None`` when none answered
     before ``stop`` or the ``deadline``, a ``time.perf_counter()`` value) and every lap,
-    in the entrants' order, then those of ``here``: short calls made in this process,
-    one after the other, while the racers start (they cannot be stopped, so they must
-    be bounded; what they need may already be here, such as a model)."""
+    in the entrants' order, then those of ``here``: calls made in this process, one
+    after the other in a thread of their own while the racers run (what they need may
+    already be here, such as a model).  They cannot be stopped, so they must be bounded;
+    the race does not wait for them once it has a winner.  Racers are read as they finish."""
     racers: list[_Racer] = []
     laps: dict[int, Lap] = {}
     winner: Lap | None = None
+    extra: list[Lap] = []
+    here_done = threading.Event()
     try:
         for entrant in entrants:
             racers.append(_start(entrant))
-        extra = []
-        for entrant in here:
-            started = time.perf_counter()
-            try:
-                value = entrant.target(*entrant.args)
-            except Exception as exc:  # reported as this entrant's lap, like a racer's error
-                extra.append(
-                    Lap(entrant.name, time.perf_counter() - started, "error", error=f"{type(exc).__name__}: {exc}")
-                )
-                continue
-            won = winner is None and is_answer(value)
-            extra.append(Lap(entrant.name, time.perf_counter() - started, "won" if won else "finished", value))
-            winner = extra[-1] if won else winner
+        if here:
+            threading.Thread(
+                target=_run_here, args=(here, extra, here_done), name="polytile-race-here", daemon=True
+            ).start()
+        else:
+            here_done.set()
         waiting: dict[Any, int] = {racer.answer: index for index, racer in enumerate(racers)}
-        while waiting and winner is None and not stop.is_set():
+        checked = 0  # laps of ``extra`` already looked at
+        while (waiting or not here_done.is_set()) and winner is None and not stop.is_set():
             if deadline is not None and time.perf_counter() >= deadline:
                 break
-            for ready in multiprocessing.connection.wait(list(waiting), timeout=POLL):
+            if waiting:
+                ready_ones = multiprocessing.connection.wait(list(waiting), timeout=POLL)
+            else:
+                here_done.wait(POLL)
+                ready_ones = []
+            for ready in ready_ones:
                 index = waiting.pop(ready)
                 lap = _lap(racers[index])
                 if lap.outcome == "finished" and is_answer(lap.value):
                     lap = attrs.evolve(lap, outcome="won")
                     winner = lap
                 laps[index] = lap
+            for number in range(checked, len(extra)):
+                lap = extra[number]
+                if winner is None and lap.outcome == "finished" and is_answer(lap.value):
+                    winner = extra[number] = attrs.evolve(lap, outcome="won")
+            checked = len(extra)
     finally:
         now = time.perf_counter()
         for racer in racers:
@@ -132,7 +142,25 @@ def race(
             racer.answer.close()
             if index not in laps:
                 laps[index] = Lap(racer.entrant.name, now - racer.started, "stopped")
-    return winner, [laps[index] for index in range(len(racers))] + extra
+    ran_here = list(extra)
+    ran_here += [Lap(entrant.name, 0.0, "stopped") for entrant in here[len(ran_here) :]]
+    return winner, [laps[index] for index in range(len(racers))] + ran_here
+
+
+def _run_here(here: Sequence[Entrant], laps: list[Lap], done: threading.Event) -> None:
+    """Make the calls of ``here`` one after the other, appending a lap for each."""
+    try:
+        for entrant in here:
+            started = time.perf_counter()
+            try:
+                value = entrant.target(*entrant.args)
+            except Exception as exc:  # reported as this entrant's lap, like a racer's error
+                error = f"{type(exc).__name__}: {exc}"
+                laps.append(Lap(entrant.name, time.perf_counter() - started, "error", error=error))
+                continue
+            laps.append(Lap(entrant.name, time.perf_counter() - started, "finished", value))
+    finally:
+        done.set()
 
 
 def _lap(racer: _Racer) -> Lap:

@@ -23,6 +23,7 @@ import attrs
 
 from polytile_core.config.pipeline import Plan
 from polytile_core.host.capabilities import AUTO, model_features
+from polytile_core.model.parts import SplitTooLarge
 from polytile_core.model.symmetry import placement_symmetries
 from polytile_core.model.zero_one import BuildStopped, Model, build_limits
 from polytile_core.output.results import Found, PlacedPiece, Result, Solution, Termination
@@ -303,9 +304,15 @@ def _on_one_route(outcome: Outcome, plan: Plan, routing: Routing | None) -> Outc
 
 def certify(plan: Plan, model: Model) -> Result:
     """A split's proof that there is no tiling, found without search (run in this
-    process while the racers start), or a result that is no answer."""
+    process while the racers run), or a result that is no answer (also when the split
+    is too large to analyse: its analysis is bounded by size)."""
     assert plan.split is not None
-    split = plan.split.provides.split(plan.tiling_problem(), model, plan.build, plan.split_options, jobs=plan.jobs)
+    try:
+        split = plan.split.provides.split(plan.tiling_problem(), model, plan.build, plan.split_options, jobs=plan.jobs)
+    except SplitTooLarge as exc:
+        return Result(
+            Termination.COMPLETED, Found.NONE, plan.settings.mode, AUTO, "no certificate", message=exc.message
+        )
     if split.impossible:
         return Result(
             Termination.COMPLETED, Found.INFEASIBLE, plan.settings.mode, AUTO, "no subproblem", message=split.impossible

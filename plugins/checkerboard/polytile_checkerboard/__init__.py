@@ -14,13 +14,13 @@ from typing import Literal
 
 import attrs
 
-from polytile_checkerboard.counts import VariantCounts, piece_choices
+from polytile_checkerboard.counts import TooLarge, VariantCounts, piece_choices
 from polytile_checkerboard.variants import Variant, coloured_variants, region_colours
 from polytile_core import hookimpl
 from polytile_core.errors import InputError
 from polytile_core.host.capabilities import DecomposerCapabilities
 from polytile_core.model.geometry import Region
-from polytile_core.model.parts import BuildModel, Part, Split
+from polytile_core.model.parts import BuildModel, Part, Split, SplitTooLarge
 from polytile_core.model.problem import TilingProblem
 from polytile_core.model.zero_one import Constraint, Model
 
@@ -154,29 +154,34 @@ class CheckerboardSplit:
         if problem.region is None:
             raise InputError("the checkerboard split needs a region to tile", path="split.method")
         region = problem.region
+        # The equations need only the variants' parities: placements come once they hold.
         variants: list[Variant] = []
         choices = []
         for piece in problem.pieces:
-            own = coloured_variants(piece, region)
+            own = coloured_variants(piece, region, with_placements=False)
             variants += own
             most = region.area // piece.area if piece.maximum is None else min(piece.maximum, region.area // piece.area)
             choices.append(piece_choices([variant.parity for variant in own], piece.area, piece.minimum, most))
         black, white = region_colours(region)
-        equations = VariantCounts(choices, black - white, region.area)
+        try:
+            equations = VariantCounts(choices, black - white, region.area)
+        except TooLarge as exc:
+            raise SplitTooLarge(
+                f"the checkerboard split of this problem is too large to list ({exc}); use the tree split, or no split"
+            ) from None
         summary = {
             "order": options.order,
             "region_parity": black - white,
-            "variants": ", ".join(
-                f"{variant.name} ({variant.parity:+d}, {len(variant.placements)} placements)" for variant in variants
-            ),
+            "variants": ", ".join(f"{variant.name} ({variant.parity:+d})" for variant in variants),
         }
-        total = equations.total
-        if total == 0:
+        if not equations.feasible:
             return Split(iter(()), 0, _impossibility(variants, equations, black, white), summary)
-
-        prepared = _Prepared(variants, region, model)
+        total = equations.total
 
         def parts():
+            # Placed only when the parts are wanted: a certificate needs none of this.
+            placed = [variant for piece in problem.pieces for variant in coloured_variants(piece, region)]
+            prepared = _Prepared(placed, region, model)
             for counts in equations.solutions(options.order, options.seed):
                 details: dict[str, object] = {"counts": dict(zip((v.name for v in variants), counts, strict=True))}
                 reason = prepared.why_empty(counts)

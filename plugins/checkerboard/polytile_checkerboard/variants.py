@@ -49,12 +49,13 @@ def canonical_colouring(placed: Cells, kind: Kind) -> ColouredShape:
     return min(images)
 
 
-def coloured_variants(piece: PieceType, region: Region) -> list[Variant]:
+def coloured_variants(piece: PieceType, region: Region, *, with_placements: bool = True) -> list[Variant]:
     """The piece's coloured variants (one or two), each with its placements in the region.
 
     Names: ``F+``/``F-`` for an unbalanced piece (more black / more white cells),
     ``L:a``/``L:b`` for a balanced piece with two variants, the piece's own name when a
     symmetry swaps the colours (one variant: domino, I-tetromino, square, ...).
+    Without ``with_placements`` the variants have none (their parities need no region).
     """
     grouped: dict[ColouredShape, list[Cells]] = {}
     for orientation in piece.orientations():
@@ -63,7 +64,7 @@ def coloured_variants(piece: PieceType, region: Region) -> list[Variant]:
         for key in by_shift:
             grouped.setdefault(key, [])
         (x0, y0) = orientation[0]
-        for placed in placements([orientation], region):
+        for placed in placements([orientation], region) if with_placements else ():
             grouped[by_shift[(placed[0][0] + placed[0][1] - x0 - y0) % 2]].append(placed)
     keys = sorted(grouped, key=lambda key: (-(2 * len(key[1]) - len(key[0])), key))
     if len(keys) == 1:

@@ -8,7 +8,8 @@ from polytile_core.config.pipeline import make_plan, read_pipeline
 from polytile_core.config.schema import SplitSpec
 from polytile_core.errors import InputError
 from polytile_core.host.registry import Host
-from polytile_core.model.analysis import ModelSize, analyze_split
+from polytile_core.model.analysis import ANALYSE_AT_MOST, ModelSize, analyze_split, placements_at_most
+from polytile_core.model.parts import SplitTooLarge
 
 
 def add(subparsers):
@@ -45,10 +46,21 @@ def analyze(arguments) -> int:
         if plan.problem != "tiling":
             raise InputError(f"a split applies to tiling problems, not {plan.problem!r}", path="problem")
         assert plan.split is not None  # make_plan registers the split the pipeline names
+        bound = placements_at_most(plan.tiling_problem())
+        if bound > ANALYSE_AT_MOST:
+            print(f"{arguments.pipeline}: split {method!r}")
+            print(
+                f"too many to analyse: the model could have {bound:,} placements "
+                f"(polytile analyze builds at most {ANALYSE_AT_MOST:,}); solving needs no analysis"
+            )
+            return 0
         original = plan.build()
         split = plan.split.provides.split(
             plan.tiling_problem(), original, plan.build, plan.split_options, jobs=plan.jobs
         )
+    except SplitTooLarge as exc:
+        print(f"{arguments.pipeline}: split {method!r}\ntoo many to analyse: {exc.message}")
+        return 0
     except InputError as exc:
         raise exc.with_source(arguments.pipeline) from None
     analysis = analyze_split(split, original, first=arguments.first, scan=arguments.scan)
