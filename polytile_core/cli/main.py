@@ -6,7 +6,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
+import threading
 
 from polytile_core.errors import InputError
 
@@ -14,7 +16,7 @@ COMMANDS = ("solve", "validate", "plugins", "schema", "render", "pieces", "expor
 
 EXIT_INPUT_ERROR = 2
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a killed writer
-EXIT_INTERRUPTED = 130  # the shell's code for a SIGINT death
+EXIT_INTERRUPTED = 130  # the shell's code for a SIGINT death; SIGTERM ends the same way
 
 
 def parser() -> argparse.ArgumentParser:
@@ -28,7 +30,25 @@ def parser() -> argparse.ArgumentParser:
     return main_parser
 
 
+def _terminate_like_ctrl_c(signum, frame) -> None:
+    """SIGTERM (``kill``, ``timeout``, a batch system) does what Ctrl-C does: the search
+    stops and what it found is written, marked ``interrupted``; a second one abandons."""
+    handler = signal.getsignal(signal.SIGINT)
+    if callable(handler):
+        handler(signum, frame)
+
+
 def main(argv: list[str] | None = None) -> int:
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminate_like_ctrl_c) if in_main_thread else None
+    try:
+        return _main(argv)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _main(argv: list[str] | None) -> int:
     try:
         arguments = parser().parse_args(argv)
         return arguments.func(arguments) or 0
@@ -36,8 +56,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"polytile: error: {exc}", file=sys.stderr)
         return EXIT_INPUT_ERROR
     except KeyboardInterrupt:
-        # Ctrl-C while loading plugins or building the model; during the search itself
-        # run() catches it and the result is written, marked interrupted.
+        # Ctrl-C (or SIGTERM) while loading plugins or building the model; during the
+        # search itself run() catches it and the result is written, marked interrupted.
         print("polytile: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:

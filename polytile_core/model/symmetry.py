@@ -23,9 +23,11 @@ import attrs
 
 from polytile_core.model.geometry import SQUARE_SYMMETRIES, Region, normalise
 from polytile_core.model.problem import PieceType
-from polytile_core.model.zero_one import Model
+from polytile_core.model.zero_one import Model, check_build_limits
 
 Permutation = tuple[int, ...]
+# Steps between looks at the run's time limit and stop event (``check_build_limits``).
+CHECK_EVERY = 4096
 
 
 # A symmetry of a tiling problem: a region symmetry (an index into SQUARE_SYMMETRIES) and
@@ -79,7 +81,9 @@ def _placement_maps(
             continue
         moved = _moved_numbers(region, symmetry, number)
         image: list[int] = []
-        for entry in cells_of:
+        for position, entry in enumerate(cells_of):
+            if not position % CHECK_EVERY:
+                check_build_limits()  # a large board takes seconds per symmetry
             # A piece the renaming does not know (not among ``pieces``) has no image.
             target = None
             if entry is not None and (piece := renaming.get(entry[0])) is not None:
@@ -162,6 +166,7 @@ def choose_anchor(
     None when no row is mapped onto itself by every symmetry of ``group``."""
     best = None
     for row in rows:
+        check_build_limits()
         variables = frozenset(var for var, _ in model.constraints[row].terms)
         if any(frozenset(g[var] for var in variables) != variables for g in group):
             continue
@@ -191,7 +196,9 @@ def checked_symmetries(model: Model) -> list[Permutation]:
     for number, permutation in enumerate(model.symmetries):
         if len(permutation) != model.num_variables or sorted(permutation) != list(range(model.num_variables)):
             raise ValueError(f"symmetry {number} is not a permutation of the {model.num_variables} variables")
-        for terms, sense, rhs in rows:
+        for position, (terms, sense, rhs) in enumerate(rows):
+            if not position % CHECK_EVERY:
+                check_build_limits()
             moved = tuple(sorted((permutation[var], coefficient) for var, coefficient in terms))
             if (moved, sense, rhs) not in rows:
                 raise ValueError(f"symmetry {number} does not map the model onto itself")

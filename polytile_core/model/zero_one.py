@@ -41,8 +41,10 @@ _build_limits: contextvars.ContextVar[tuple[float | None, threading.Event] | Non
 
 @contextlib.contextmanager
 def build_limits(deadline: float | None, stop: threading.Event) -> Iterator[None]:
-    """Within this block, building a model stops (``BuildStopped``) at the deadline or
-    when ``stop`` is set: the run's time limit covers the build, and Ctrl-C ends it."""
+    """Within this block, building a model and preparing its search (symmetries, a
+    split's parts) stop (``BuildStopped``) at the deadline or when ``stop`` is set: the
+    run's time limit covers them, and Ctrl-C ends them.  Threads started inside do not
+    see it (a backend's own search watches ``stop`` and its time limit itself)."""
     token = _build_limits.set((deadline, stop))
     try:
         yield

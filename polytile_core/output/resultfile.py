@@ -13,6 +13,8 @@ closing line is written, so a file with the target's name is always complete.
 
 from __future__ import annotations
 
+import contextlib
+import glob
 import json
 import os
 import tempfile
@@ -130,11 +132,37 @@ def temporary_beside(path: Path, *, replace: bool = False) -> tuple[int, Path]:
     refuse_existing(path, replace=replace)
     directory = path.parent if str(path.parent) else Path(".")
     try:
-        handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
+        handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp")
     except OSError as exc:  # a missing or read-only directory
         raise InputError(f"cannot write here ({exc.strerror})", source=str(path)) from None
     os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual mode
     return handle, Path(temporary)
+
+
+def remove_stale_temporaries(path: str | Path) -> list[Path]:
+    """Remove the temporary files that runs killed while writing ``path`` left beside it
+    (``.NAME.PID.XXXX.tmp`` whose process PID is gone), and return them.  A killed run
+    cannot clean up after itself (SIGKILL); the next run for the same file does."""
+    path = Path(path)
+    directory = path.parent if str(path.parent) else Path(".")
+    removed = []
+    for candidate in directory.glob(f".{glob.escape(path.name)}.*.tmp"):
+        owner = candidate.name[len(path.name) + 2 :].split(".", 1)[0]
+        if owner.isdigit() and not _alive(int(owner)):
+            with contextlib.suppress(OSError):
+                candidate.unlink()
+                removed.append(candidate)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: alive
+        return True
+    return True
 
 
 def write_atomically(path: Path, text: str | bytes, *, replace: bool = False) -> None:
@@ -209,6 +237,10 @@ class RunHeader:
     jobs: int = attrs.field(default=1, metadata={"description": "parts of a split solved at once"})
 
 
+# Placed pieces whose text a .jsonl writer keeps (then it starts again).
+PIECE_TEXTS = 200_000
+
+
 def _line(data: dict) -> str:
     return json.dumps(data, separators=(",", ":")) + "\n"
 
@@ -224,14 +256,32 @@ class ResultLines:
         self.stream = os.fdopen(handle, "w", encoding="utf-8")
         self.lock = threading.Lock()
         self.written = 0
+        self.pieces: dict[PlacedPiece, str] = {}  # the text of each placed piece seen lately
         self.stream.write(_line(CONVERTER.unstructure(header)))
 
     def add(self, solution: Solution) -> None:
-        text = _line({"line": "solution", **solution_data(solution)})
+        text = self._line_of(solution)
         with self.lock:
             if not self.stream.closed:
                 self.stream.write(text)
                 self.written += 1
+
+    def _line_of(self, solution: Solution) -> str:
+        """``solution``'s line, as ``solution_data`` gives it; a listing's solutions share
+        their placed pieces, so each piece's text is made once (a listing of millions is
+        bound by this)."""
+        if solution.objective is not None or solution.interior is not None:
+            return _line({"line": "solution", **solution_data(solution)})
+        texts = []
+        for placed in solution.placements:
+            text = self.pieces.get(placed)
+            if text is None:
+                if len(self.pieces) >= PIECE_TEXTS:
+                    self.pieces.clear()
+                text = self.pieces[placed] = json.dumps([placed.piece, _flat(placed.cells)], separators=(",", ":"))
+            texts.append(text)
+        part = "" if solution.part is None else ',"part":' + json.dumps(solution.part)
+        return '{"line":"solution","placements":[' + ",".join(texts) + "]" + part + "}\n"
 
     def finish(self, result: Result) -> None:
         """Write the closing line and give the file its name."""

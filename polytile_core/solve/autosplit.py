@@ -33,7 +33,7 @@ from polytile_core.solve.state import RunState
 # (6×10 pentominoes: under a second); their work does not divide into subtrees, the search's does.
 PROBE_SECONDS = 10.0
 # Solutions a probe holds back (in memory) until it is known whether it is the answer.
-HELD_AT_MOST = 100_000
+HELD_AT_MOST = 20_000
 
 SolveWhole = Callable[[Plan, Model, Collector, threading.Event], Outcome]
 

@@ -72,41 +72,49 @@ def run(
 
     def work():
         try:
-            proof = _proved_by_area(plan)
-            if proof is not None:  # no model to build, nothing to search
-                answers.append(proof)
-                return
+            # The time limit and ``stop`` hold in the build and in what prepares the search
+            # (symmetries, a split's parts), as the backend's own search holds them.
             with build_limits(deadline, stop):
-                models.append(_prepared_model(plan))
-            model = models[0]
-            small = time.perf_counter() - state.started <= SMALL_MODEL
-            routing = choose(plan, model_features(model), large_model=not small) if plan.backend is None else None
-            chosen = routing.routes[0].applied(plan) if routing is not None and not routing.race else plan
-            _configure(collector, chosen, model)
-            timed = chosen if deadline is None else _with_time_left(chosen, deadline - time.monotonic())
-            if timed is None:
-                raise BuildStopped("time_limit")
-            if routing is not None and routing.race:
-                outcome = _race(timed, model, routing, collector, stop, state, head_start=small)
-            elif worth_splitting(chosen):
-                in_search = distinct.in_search(chosen)
-
-                def whole(probe: Plan, model: Model, held: Collector, stop: threading.Event) -> Outcome:
-                    return _solve_routed(probe, model, held, stop, state, in_search)
-
-                outcome = _on_one_route(solve_probed(timed, model, collector, stop, state, whole), chosen, routing)
-            else:
-                outcome = _solve_routed(timed, model, collector, stop, state, distinct.in_search(chosen))
-                outcome = _on_one_route(outcome, chosen, routing)
-            if plan.distinct:
-                outcome = distinct.with_distinct(chosen, model, outcome, collector, stop)
-            answers.append(outcome)
+                answers.append(solve(models))
         except BuildStopped as stopped:
             answers.append(_unbuilt(Termination(stopped.reason)))
         except BaseException as exc:  # handed to the calling thread
             errors.append(exc)
         finally:
             done.set()
+
+    def solve(models: list[Model]) -> Outcome:
+        proof = _proved_by_area(plan)
+        if proof is not None:  # no model to build, nothing to search
+            return proof
+        models.append(_prepared_model(plan))
+        model = models[0]
+        small = time.perf_counter() - state.started <= SMALL_MODEL
+        routing = choose(plan, model_features(model), large_model=not small) if plan.backend is None else None
+        chosen = routing.routes[0].applied(plan) if routing is not None and not routing.race else plan
+        _configure(collector, chosen, model)
+        timed = chosen if deadline is None else _with_time_left(chosen, deadline - time.monotonic())
+        if timed is None:
+            raise BuildStopped("time_limit")
+        if routing is not None and routing.race:
+            outcome = _race(timed, model, routing, collector, stop, state, head_start=small)
+        elif worth_splitting(chosen):
+            in_search = distinct.in_search(chosen)
+
+            def whole(probe: Plan, model: Model, held: Collector, stop: threading.Event) -> Outcome:
+                return _solve_routed(probe, model, held, stop, state, in_search)
+
+            outcome = _on_one_route(solve_probed(timed, model, collector, stop, state, whole), chosen, routing)
+        else:
+            outcome = _solve_routed(timed, model, collector, stop, state, distinct.in_search(chosen))
+            outcome = _on_one_route(outcome, chosen, routing)
+        if plan.distinct:
+            try:
+                outcome = distinct.with_distinct(chosen, model, outcome, collector, stop)
+            except BuildStopped as stopped:  # what was found and counted stands
+                why = "the time limit ran out" if stopped.reason == "time_limit" else "the run was stopped"
+                outcome = attrs.evolve(outcome, details={**outcome.details, "distinct": f"not counted: {why}"})
+        return outcome
 
     worker = threading.Thread(target=work, name="polytile-solve", daemon=True)
     interrupted = False
@@ -194,7 +202,7 @@ def _unbuilt(termination: Termination) -> Outcome:
         termination=termination,
         found=Found.NONE,
         raw_status="not solved",
-        message=f"{why} before the backend could start (while building the model, or just after)",
+        message=f"{why} before the search began (while building the model or preparing its search)",
     )
 
 

@@ -30,7 +30,7 @@ import attrs
 from polytile_core.config.pipeline import Plan
 from polytile_core.host.contracts import BackendResult, SolveSettings
 from polytile_core.model.parts import Part
-from polytile_core.model.zero_one import Model
+from polytile_core.model.zero_one import BuildStopped, Model
 from polytile_core.output.results import Found, PlacedPiece, Solution, SubproblemReport, Termination
 from polytile_core.solve.collect import Collector, solution_of
 from polytile_core.solve.outcome import Outcome
@@ -41,6 +41,8 @@ from polytile_core.solve.state import RunState
 MAX_REPORTS = 1000
 # Parts in flight per job: enough to keep every worker busy while results come back.
 IN_FLIGHT_PER_JOB = 2
+# Jobs that parts are kept in flight for, however many a run asks for.
+MOST_WORKERS = 4096
 
 
 class PartLog(Protocol):
@@ -141,8 +143,9 @@ def _halt(executor: concurrent.futures.Executor) -> None:
 class _SplitRun:
     """The state of one split run: running totals and the reports of finished parts."""
 
-    def __init__(self, plan: Plan, collector: Collector, run_state: RunState):
+    def __init__(self, plan: Plan, collector: Collector, run_state: RunState, stop: threading.Event):
         self.plan = plan
+        self.stop = stop
         self.collector = collector
         self.run_state = run_state
         self.mode = plan.settings.mode
@@ -180,20 +183,33 @@ class _SplitRun:
             SubproblemReport(part.key, Termination.COMPLETED, Found.INFEASIBLE, 0 if self.mode != "one" else None)
         )
 
-    def finished(self, part: Part, outcome: PartOutcome) -> None:
+    def finished(self, part: Part, outcome: PartOutcome) -> bool:
+        """Take a part's answer: its solutions to the collector, its count to the total.
+        In mode all, a stop while its solutions are handed on ends the handing there (a
+        large part could take seconds): then only those handed on are counted, the part
+        is cut short, and False is returned (it is not recorded in a checkpoint)."""
         answer = outcome.answer
         # A part searched for one member of each orbit stands for its images too (mode one
         # needs only the solution found).
         images = part.images if part.images and self.mode != "one" else ((),)
         pieces = self.shared_pieces if part.fixed is not None else None
+        handed = 0
+        whole = True
         for ones in outcome.solutions:
+            if self.mode == "all" and self.stop.is_set():
+                whole = False
+                break
             for image in images:
                 self.collector.add(whole_solution(part, sorted(image[var] for var in ones) if image else ones, pieces))
+            handed += len(images)
         count = answer.count
         if self.mode in ("all", "count") and count is None:
             count = len(outcome.solutions)
         if count and part.images:
             count *= len(part.images)
+        termination = answer.termination
+        if not whole:
+            count, termination = handed, Termination.INTERRUPTED
         if count:
             self.count += count
             self.run_state.counted = self.count
@@ -202,14 +218,16 @@ class _SplitRun:
         if has_solution:
             self.found_any = True
             self.feasible_seconds.append(outcome.seconds)
-        if answer.termination in (Termination.TIME_LIMIT, Termination.INTERRUPTED):
+        if termination in (Termination.TIME_LIMIT, Termination.INTERRUPTED):
             self.cut_short = True
-        error = f"backend error: {answer.raw_status}" if answer.termination == Termination.ERROR else None
-        self.report(SubproblemReport(part.key, answer.termination, answer.found, count, outcome.seconds, error))
+        error = f"backend error: {answer.raw_status}" if termination == Termination.ERROR else None
+        self.report(SubproblemReport(part.key, termination, answer.found, count, outcome.seconds, error))
+        return whole
 
-    def stopped(self, part: Part, why: Termination) -> None:
-        """A part still running when the run ended (another part found a tiling, or time ran out)."""
-        self.report(SubproblemReport(part.key, why, Found.NONE), done=False)
+    def stopped(self, part: Part, why: Termination, seconds: float) -> None:
+        """A part still running when the run ended (another part found a tiling, or time ran
+        out), ``seconds`` after it was handed to the executor."""
+        self.report(SubproblemReport(part.key, why, Found.NONE, None, seconds), done=False)
 
     def failed(self, part: Part, error: BaseException) -> None:
         message = f"{type(error).__name__}: {error}".rstrip(": ")
@@ -289,7 +307,7 @@ def solve_split(plan: Plan, model: Model, collector: Collector, stop: threading.
             details=details,
         )
 
-    state = _SplitRun(plan, collector, run_state)
+    state = _SplitRun(plan, collector, run_state, stop)
     checkpoint = cast(PartLog | None, plan.checkpoint)
     started = time.perf_counter()
     deadline = None if settings.time_limit is None else started + settings.time_limit
@@ -301,18 +319,24 @@ def solve_split(plan: Plan, model: Model, collector: Collector, stop: threading.
     shared_stop = halt if isinstance(executor, concurrent.futures.ThreadPoolExecutor) else None
     submitter = _Submitter(plan, executor, shared_stop, local=shared_stop is not None)
     prepare_seconds: list[float] = []
-    limit = max(1, plan.jobs * IN_FLIGHT_PER_JOB)
+    limit = max(1, min(plan.jobs, MOST_WORKERS) * IN_FLIGHT_PER_JOB)
     in_flight: dict[concurrent.futures.Future, Part] = {}
+    submitted: dict[str, float] = {}  # part key -> when it was handed to the executor
     parts = iter(split.parts)
     exhausted = False
     timed_out = False
+    making_stopped = False
     try:
         while True:
             if stop.is_set() or (deadline is not None and time.perf_counter() >= deadline):
                 timed_out = not stop.is_set()
                 break
             while not exhausted and len(in_flight) < limit and not halt.is_set():
-                part = next(parts, None)
+                try:
+                    part = next(parts, None)
+                except BuildStopped:  # making the part's model met the time limit or the stop
+                    timed_out, making_stopped = not stop.is_set(), True
+                    break
                 if part is None:
                     exhausted = True
                     break
@@ -324,12 +348,14 @@ def solve_split(plan: Plan, model: Model, collector: Collector, stop: threading.
                     state.finished(part, recorded)
                     continue
                 in_flight[submitter.submit(part, _part_settings(settings, deadline), state.keep_for_part())] = part
-            if not in_flight:
+                submitted[part.key] = time.perf_counter()
+            if not in_flight or making_stopped:
                 break
             done, _ = concurrent.futures.wait(in_flight, timeout=0.1, return_when=concurrent.futures.FIRST_COMPLETED)
             broken = False
             for future in done:
                 part = in_flight.pop(future)
+                started_at = submitted.pop(part.key, None)
                 try:
                     outcome = future.result()
                     if part.fixed is not None:
@@ -340,11 +366,12 @@ def solve_split(plan: Plan, model: Model, collector: Collector, stop: threading.
                                 part, _part_settings(settings, deadline), state.keep_for_part(), with_model=True
                             )
                         ] = part
+                        submitted[part.key] = started_at or time.perf_counter()
                         continue
-                    state.finished(part, outcome)
+                    whole = state.finished(part, outcome)
                     if part.fixed is not None:
                         prepare_seconds.append(outcome.prepare_seconds)
-                    if checkpoint is not None:
+                    if checkpoint is not None and whole:
                         checkpoint.record(part, outcome)
                 except concurrent.futures.BrokenExecutor as exc:
                     state.failed(part, exc)
@@ -360,7 +387,8 @@ def solve_split(plan: Plan, model: Model, collector: Collector, stop: threading.
                 if state.errors:
                     state.failed(part, RuntimeError("not finished: the run stopped after a failed part"))
                 else:
-                    state.stopped(part, Termination.TIME_LIMIT if timed_out else Termination.INTERRUPTED)
+                    why = Termination.TIME_LIMIT if timed_out else Termination.INTERRUPTED
+                    state.stopped(part, why, time.perf_counter() - submitted.get(part.key, time.perf_counter()))
             _halt(executor)
         else:
             executor.shutdown(wait=True)
@@ -407,7 +435,10 @@ def _result(plan: Plan, state: _SplitRun, details: dict, timed_out: bool, all_do
         termination = Termination.COMPLETED
         found = Found.FEASIBLE if state.found_any else Found.INFEASIBLE
     else:
-        termination = Termination.TIME_LIMIT if timed_out or state.cut_short else Termination.INTERRUPTED
+        stopped = state.stop.is_set()
+        termination = (
+            Termination.TIME_LIMIT if not stopped and (timed_out or state.cut_short) else Termination.INTERRUPTED
+        )
         found = Found.FEASIBLE if state.found_any else Found.NONE
     count = state.count if mode in ("all", "count") else None
     return Outcome(

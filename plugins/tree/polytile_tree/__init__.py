@@ -37,11 +37,13 @@ from polytile_core.host.capabilities import DecomposerCapabilities
 from polytile_core.model.parts import BuildModel, Part, Split
 from polytile_core.model.problem import TilingProblem
 from polytile_core.model.symmetry import Permutation, choose_anchor, movers, search_symmetries
-from polytile_core.model.zero_one import Constraint, Model
+from polytile_core.model.zero_one import Constraint, Model, check_build_limits
 
 # Parts per job when [options.tree] does not say: tens per worker, so a free worker
 # always finds one (Régin, Rezgui and Malapert: about 30).
 PARTS_PER_JOB = 32
+# Parts made when the number of jobs would ask for more (a cluster of thousands of workers).
+MOST_PARTS = 100_000
 
 
 @attrs.frozen
@@ -51,7 +53,8 @@ class TreeOptions:
     parts: int | None = attrs.field(
         default=None,
         metadata=doc(
-            f"parts to make: tens per worker, so a free worker always finds one (default {PARTS_PER_JOB} × --jobs)"
+            f"parts to make: tens per worker, so a free worker always finds one (default {PARTS_PER_JOB} × --jobs, "
+            f"at most {MOST_PARTS:,})"
         ),
     )
 
@@ -135,6 +138,7 @@ def grow(brancher: Brancher, roots: list[Node | None], target: int) -> tuple[lis
     dead = len(roots) - len(heap)
     pushed = len(roots)
     while heap and len(heap) + len(leaves) < target:
+        check_build_limits()  # the run's time limit and Ctrl-C hold while the tree grows
         _, _, node = heapq.heappop(heap)
         if node.candidates is None:
             leaves.append(node)
@@ -196,7 +200,8 @@ class TreeSplit:
         group = search_symmetries(model, problem.pieces)
         anchored = anchored_roots(brancher, model, group) if len(group) > 1 else None
         roots, symmetry = anchored if anchored is not None else ([brancher.node(())], "not used")
-        nodes, dead = grow(brancher, roots, PARTS_PER_JOB * jobs if options.parts is None else options.parts)
+        target = min(PARTS_PER_JOB * jobs, MOST_PARTS) if options.parts is None else options.parts
+        nodes, dead = grow(brancher, roots, target)
         summary = {
             "branching": "the == 1 row with the fewest candidates",
             "order": "largest estimate first",

@@ -18,7 +18,14 @@ from polytile_core.errors import InputError
 from polytile_core.host.capabilities import AUTO, model_features
 from polytile_core.host.registry import Host
 from polytile_core.output.picture import ascii_picture
-from polytile_core.output.resultfile import ResultLines, RunHeader, refuse_existing, result_text, write_result
+from polytile_core.output.resultfile import (
+    ResultLines,
+    RunHeader,
+    refuse_existing,
+    remove_stale_temporaries,
+    result_text,
+    write_result,
+)
 from polytile_core.output.results import Result, Termination
 from polytile_core.solve.checkpoint import Checkpoint
 from polytile_core.solve.route import choose
@@ -124,6 +131,8 @@ def solve(arguments) -> int:
         # after a long run.
         if arguments.output and not to_stdout:
             refuse_existing(arguments.output, replace=arguments.force)
+            for stale in remove_stale_temporaries(arguments.output):
+                print(f"polytile: removed {stale}, left by an earlier run that was killed", file=sys.stderr)
         drawing = None
         if arguments.render:
             tables = read_pipeline(arguments.pipeline).options

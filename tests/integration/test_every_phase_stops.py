@@ -1,0 +1,159 @@
+"""Every phase holds the time limit and the stop event, and SIGTERM is Ctrl-C (issue 30).
+
+The phases that once ran on past ``time_limit`` (the symmetries of a 60×60 board, a
+tree split asked for a million jobs, the variant-count equations of a large board)
+now end within about a second of it; a family too large to build is refused at once;
+SIGTERM writes what was found, marked interrupted, with exit code 130 and no
+temporary file left behind.  The fuzz test draws large and degenerate problems with a
+fresh seed each run (printed on failure).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from polytile_core import api
+from polytile_core.errors import InputError
+from polytile_core.output.resultfile import remove_stale_temporaries
+from polytile_core.output.results import Termination
+from polytile_core.solve.run import run
+
+ROOT = Path(__file__).resolve().parents[2]
+# Seconds a run may take past its limit or its stop on a loaded two-core CI machine.
+SLACK = 1.5
+
+
+def timed(plan, stop: threading.Event | None = None):
+    started = time.perf_counter()
+    result = run(plan, stop=stop)
+    return result, time.perf_counter() - started
+
+
+def test_the_symmetries_of_a_60x60_board_hold_the_time_limit():
+    plan = api.plan((60, 60), [api.family("pentominoes", unlimited=True)], mode="count", time_limit=2)
+    result, seconds = timed(plan)
+    assert result.termination == Termination.TIME_LIMIT
+    assert seconds < 2 + SLACK, seconds
+
+
+def test_a_tree_split_for_a_million_jobs_holds_the_time_limit_and_a_stop():
+    plan = api.plan(
+        (10, 6), [api.family("pentominoes")], split="tree", mode="count", backend="exactcover", jobs=10**6, time_limit=1
+    )
+    result, seconds = timed(plan)
+    assert result.termination in (Termination.TIME_LIMIT, Termination.COMPLETED)
+    assert seconds < 1 + SLACK, seconds
+    stop = threading.Event()
+    threading.Timer(0.5, stop.set).start()
+    unlimited = api.plan(
+        (10, 6), [api.family("pentominoes")], split="tree", mode="count", backend="exactcover", jobs=10**6
+    )
+    result, seconds = timed(unlimited, stop)
+    assert seconds < 0.5 + SLACK, seconds
+
+
+def test_a_family_too_large_to_build_is_refused_at_once():
+    started = time.perf_counter()
+    with pytest.raises(InputError, match=r"1,903,890 fixed pieces") as raised:
+        api.plan((13, 13), [api.family("n-ominoes", n=13, kind="fixed", unlimited=True)], time_limit=20)
+    assert raised.value.path == "pieces[0].n"
+    assert time.perf_counter() - started < 5
+
+
+@pytest.mark.parametrize("side", [30, 100])
+def test_analyze_ends_within_seconds_on_large_boards(tmp_path, side):
+    pipeline = tmp_path / "large.toml"
+    pipeline.write_text(
+        f'[region]\nwidth = {side}\nheight = {side}\n\n[[pieces]]\nfamily = "pentominoes"\nunlimited = true\n'
+    )
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "polytile_core.cli.main", "analyze", str(pipeline)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert time.perf_counter() - started < 10
+    if side == 100:
+        assert "too many to analyse" in done.stdout
+
+
+def _listing_command(tmp_path: Path) -> tuple[list[str], Path]:
+    pipeline = tmp_path / "l9.toml"
+    pipeline.write_text(
+        '[region]\nrows = ["########."' + ', "#########"' * 8 + "]\n\n"
+        '[[pieces]]\nname = "L"\nshape = ["###", "#.."]\ncount = 20\n\n[solve]\nmode = "all"\n'
+    )
+    output = tmp_path / "all.jsonl"
+    command = [sys.executable, "-m", "polytile_core.cli.main", "solve", str(pipeline), "-o", str(output), "--quiet"]
+    return command, output
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_writes_every_tiling_counted_and_leaves_no_temporary_file(tmp_path, signum):
+    """9×9 minus a corner has 1,709,594 tilings: a listing ended by SIGTERM (or SIGINT,
+    as Ctrl-C sends it) writes exactly as many as its closing count, exit code 130."""
+    command, output = _listing_command(tmp_path)
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(4)
+    process.send_signal(signum)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert "Traceback" not in err, err
+    lines = [json.loads(line) for line in output.read_text().splitlines()]
+    end = lines[-1]
+    assert end["line"] == "end" and end["termination"] == "interrupted"
+    solutions = sum(line["line"] == "solution" for line in lines)
+    assert end["count"] == end["solutions_written"] == solutions
+    assert [path.name for path in tmp_path.iterdir() if path.suffix == ".tmp"] == []
+
+
+def test_a_temporary_file_of_a_killed_run_is_removed_by_the_next_run(tmp_path):
+    target = tmp_path / "all.jsonl"
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = tmp_path / f".all.jsonl.{dead.pid}.abc123.tmp"
+    stale.write_text("half a run")
+    ours = tmp_path / f".all.jsonl.{os.getpid()}.def456.tmp"
+    ours.write_text("a run still going")
+    assert remove_stale_temporaries(target) == [stale]
+    assert not stale.exists() and ours.exists()
+
+
+def _large_or_degenerate(rng: random.Random) -> dict:
+    """A problem that is large, thin, holed or has no tiling, with random copies and modes."""
+    width, height = rng.choice([(rng.randint(40, 300), rng.randint(40, 300)), (1, rng.randint(50, 5000))])
+    holes = [(rng.randrange(width), rng.randrange(height)) for _ in range(rng.randint(0, 30))]
+    rows = [["#"] * width for _ in range(height)]
+    for x, y in holes:
+        rows[y][x] = "."
+    family = rng.choice(["pentominoes", "tetrominoes", "dominoes", "trominoes"])
+    copies = rng.choice([{"unlimited": True}, {"min": 1}, {"count": rng.randint(1, 50)}, {}])
+    kind = rng.choice(["free", "one-sided", "fixed"])
+    return {
+        "region": ["".join(row) for row in rows],
+        "piece": api.family(family, kind=kind, **copies),
+        "solve": {"mode": rng.choice(["one", "all", "count"]), "time_limit": 1, "keep": 2},
+    }
+
+
+@pytest.mark.parametrize("number", range(4))
+def test_large_and_degenerate_problems_end_by_their_time_limit(number):
+    seed = random.SystemRandom().randrange(2**32)
+    problem = _large_or_degenerate(random.Random(seed))
+    try:
+        plan = api.plan(problem["region"], [problem["piece"]], **problem["solve"])
+    except InputError:
+        return  # refused at once, with a message: that holds the limit too
+    result, seconds = timed(plan)
+    where = f"seed {seed}: {problem['piece']}, {len(problem['region'][0])}x{len(problem['region'])}, {problem['solve']}"
+    assert seconds < 1 + SLACK, where + f": {seconds:.2f} s"
+    assert result.termination in (Termination.COMPLETED, Termination.TIME_LIMIT), where
