@@ -32,6 +32,7 @@ import attrs
 
 from polytile_core import hookimpl
 from polytile_core.convert import structure
+from polytile_core.host.builtin import CLASSIC_FAMILIES
 from polytile_core.host.contracts import BackendResult, Mode, SolveSettings
 from polytile_core.host.registry import Host
 from polytile_core.model.geometry import Cell, Kind, Region
@@ -505,6 +506,36 @@ def random_pipeline(seed: int) -> dict:
             copies = _random_copies(rng, times, name)
         copies_of[name] = copies
         pieces.append({"name": name, "shape": rows, "kind": kind, **copies})
+    rows = ["".join("#" if (x, y) in covered else "." for x in range(width)) for y in range(height)]
+    return {"region": {"rows": rows}, "pieces": pieces}
+
+
+def random_instance(rng: random.Random, area: int) -> dict:
+    """A pipeline table of about ``area`` cells that nobody tuned for: a box with a few
+    random holes (or a random fill's notches), one to six trominoes, tetrominoes or
+    pentominoes, each free, one-sided or fixed, copies once, exact, a range or
+    unlimited around those of a random fill (so most have tilings, some none).  Draw
+    ``rng`` from a fresh seed and print the seed on failure."""
+    pool = {
+        f"{name}{size}": rows
+        for size, family in ((3, "trominoes"), (4, "tetrominoes"), (5, "pentominoes"))
+        for name, rows in CLASSIC_FAMILIES[family].items()
+    }
+    chosen = [
+        (name, pool[name], rng.choice(["free", "one-sided", "fixed"]))
+        for name in rng.sample(sorted(pool), rng.randint(1, 6))
+    ]
+    width = rng.randint(max(2, int(area**0.5) - 3), int(area**0.5) + 3)
+    height = max(2, area // width)
+    shapes = [sorted(own_orientations(_piece(name, rows).cells, kind), key=sorted) for name, rows, kind in chosen]
+    covered, used = _random_fill(rng, width, height, shapes, holes=rng.random() < 0.5)
+    if rng.random() < 0.5:  # the whole box less a few random cells, copies still from the fill
+        box = [(x, y) for x in range(width) for y in range(height)]
+        covered = set(box) - set(rng.sample(box, rng.randint(0, 3)))
+    pieces = [
+        {"name": name, "shape": rows, "kind": kind, **_random_copies(rng, times, name)}
+        for (name, rows, kind), times in zip(chosen, used, strict=True)
+    ]
     rows = ["".join("#" if (x, y) in covered else "." for x in range(width)) for y in range(height)]
     return {"region": {"rows": rows}, "pieces": pieces}
 

@@ -59,7 +59,10 @@ class BackendCapabilities:
     the backend handles when named, but ``auto`` does not pick it for.  ``releases_gil``:
     its search runs in code that releases the GIL (a C kernel), so a split's parts on
     threads of one process run in parallel; ``executor = "auto"`` then takes threads,
-    with no processes to start and no model to send.
+    with no processes to start and no model to send.  ``answers_probes``: given
+    ``SolveSettings.probe`` it counts by its tables and gives up rather than search, so a
+    run that would split a long search probes it with no time limit of its own (a table
+    count is never cut short and made again).
     """
 
     modes: frozenset[str] = attrs.field(converter=_names, validator=_known(MODES, "mode"))
@@ -67,6 +70,7 @@ class BackendCapabilities:
     counts_without_listing: bool = False
     distinct_in_search: bool = False
     releases_gil: bool = False
+    answers_probes: bool = False
     rank: Mapping[str, int] = attrs.field(factory=dict, validator=_ranks)
 
     @property

@@ -50,6 +50,11 @@ class SolveSettings:
     # ``subtrees``): a backend with several ways to count counts it by search, not by a
     # whole-problem table that would be built again for every part.  Others ignore it.
     subtree: bool = False
+    # The run only wants an answer the backend can have without a long search (it will
+    # split the search into parts otherwise): a backend that counts by tables tries them
+    # and then gives up (``TIME_LIMIT``, ``work = "search"``) instead of searching, so
+    # no search is made twice.  Others ignore it; the probe's time limit bounds them.
+    probe: bool = False
 
 
 @attrs.frozen

@@ -1,14 +1,22 @@
 """The default route for a long count or listing: with ``jobs > 1`` and no ``[split]``,
-probe the whole problem for a moment; if it finishes, that is the answer (no processes
-for a problem of milliseconds); if not, split it by the search tree and solve the parts
-on ``jobs`` workers.  The probe's time is lost only for a run that is long anyway.
+probe the whole problem first; if the probe finishes, that is the answer (no parts for a
+problem of milliseconds); if not, split it by the search tree and solve the parts on
+``jobs`` workers.
 
 A split pays only for a search: its parts are subtrees, and they add up to the whole
-search.  A count the backend was making by a table of the whole problem (a frontier
-scan: ``BackendResult.work == "table"``) does not divide so; split into subtrees, each
+search.  A count a backend makes by a table of the whole problem (a frontier scan, a
+memo: ``BackendResult.work == "table"``) does not divide so; split into subtrees, each
 searched, it can be far slower (the 2022 paper's Fig. 12: seconds by the table, 709 s
-by search when measured for issue 24).  Such a count runs whole again, to the end: the
-probe's time is spent twice, against a split that could cost many times more.
+by search when measured for issue 24).  So the probe wastes as little as it can:
+
+- A count on a backend that ``answers_probes`` (exactcover) is probed with
+  ``SolveSettings.probe``: the backend counts by its tables, with no time limit but the
+  run's, and gives up at once where a search would be needed.  A table count is never
+  cut short and made again, and no search is made twice.
+- Otherwise the probe is a search with a short time limit (``PROBE_SECONDS`` for a
+  count, ``PROBE_LISTING_SECONDS`` for a listing, which no table makes), lost only for
+  a run that is long anyway; a probe that finds more than ``HELD_AT_MOST`` tilings
+  stops there (they wait in memory until the probe is known to be the answer).
 """
 
 from __future__ import annotations
@@ -29,9 +37,11 @@ from polytile_core.solve.outcome import Outcome
 from polytile_core.solve.split import solve_split
 from polytile_core.solve.state import RunState
 
-# Long enough for the whole-problem counters (frontier scan, memo) to finish what they can
-# (6×10 pentominoes: under a second); their work does not divide into subtrees, the search's does.
+# A count probed by time alone (a backend that does not answer probes): long enough for
+# whole-problem counters to finish what they can (6×10 pentominoes: under a second).
 PROBE_SECONDS = 10.0
+# A listing is a search whatever the backend: a short look shows whether it is long.
+PROBE_LISTING_SECONDS = 1.0
 # Solutions a probe holds back (in memory) until it is known whether it is the answer.
 HELD_AT_MOST = 20_000
 
@@ -62,44 +72,39 @@ def solve_probed(
     stop: threading.Event,
     run_state: RunState,
     solve_whole: SolveWhole,
-    probe_seconds: float | None = None,
 ) -> Outcome:
-    """Probe the whole problem (``solve_whole(plan, model, collector, stop)``) for
-    ``probe_seconds`` (default ``PROBE_SECONDS``); if it does not finish, split it by the
-    tree, unless it was counting by a table (then run it whole to the end).
-    ``details["when_long"]`` says which happened."""
-    probe_seconds = PROBE_SECONDS if probe_seconds is None else probe_seconds
+    """Probe the whole problem (``solve_whole(plan, model, collector, stop)``, module
+    docstring); if it does not finish, split it by the tree.  ``details["when_long"]``
+    says which happened."""
+    assert plan.backend is not None, "the backend is chosen before a run is probed"
     limit = plan.settings.time_limit
-    probe_limit = probe_seconds if limit is None else min(probe_seconds, limit)
+    by_tables = plan.settings.mode == "count" and plan.backend.capabilities.answers_probes
+    probe_seconds = None if by_tables else PROBE_LISTING_SECONDS if plan.settings.mode == "all" else PROBE_SECONDS
+    probe_limit = limit if probe_seconds is None else probe_seconds if limit is None else min(probe_seconds, limit)
     started = time.perf_counter()
     # What the probe finds waits here, every solution of it (``keep`` bounds what a run
     # holds, never what it passes on): all of them reach the caller if the probe is the
-    # answer, none if the split searches again.  A probe that finds more than
-    # ``HELD_AT_MOST`` is stopped there: a listing that long is split at once.
+    # answer, none if the split searches again.
     probe_stop = threading.Event()
     held = Collector(None, _stop_past(probe_stop, HELD_AT_MOST))
-    probe_plan = attrs.evolve(plan, settings=attrs.evolve(plan.settings, time_limit=probe_limit))
+    probe_plan = attrs.evolve(plan, settings=attrs.evolve(plan.settings, time_limit=probe_limit, probe=by_tables))
     with relay_stop(stop, probe_stop.set):
         outcome = solve_whole(probe_plan, model, held, probe_stop)
     probed = time.perf_counter() - started
-    cut_short = probe_stop.is_set() and not stop.is_set()  # the probe found too many to hold
-    if not cut_short and (outcome.termination != Termination.TIME_LIMIT or (limit is not None and probed >= limit)):
+    too_many = probe_stop.is_set() and not stop.is_set()
+    out_of_time = limit is not None and probed >= limit
+    if not too_many and (outcome.termination != Termination.TIME_LIMIT or out_of_time):
         for solution in held.kept:
             collector.add(solution)
-        finished = outcome.termination == Termination.COMPLETED
-        route = f"whole: the {probe_seconds:g} s probe finished it" if finished else "whole"
+        how = "by its tables" if by_tables else f"within {probe_seconds:g} s"
+        route = f"whole: the probe finished it {how}" if outcome.termination == Termination.COMPLETED else "whole"
         return attrs.evolve(outcome, details={**outcome.details, "when_long": route})
-    if outcome.work == "table" and not cut_short:
-        whole_plan = attrs.evolve(
-            plan, settings=attrs.evolve(plan.settings, time_limit=None if limit is None else limit - probed)
-        )
-        outcome = solve_whole(whole_plan, model, collector, stop)
-        route = (
-            f"whole: the {probe_seconds:g} s probe was counting by a table of the whole problem, "
-            "which a split into search subtrees does not divide; run whole again, to the end"
-        )
-        details = {**outcome.details, "when_long": route, "probe_seconds": round(probed, 3)}
-        return attrs.evolve(outcome, details=details)
+    if too_many:
+        why = f"found over {HELD_AT_MOST:,} tilings, more than a probe holds"
+    elif by_tables:
+        why = "could not count it by a table: it needs a search"
+    else:
+        why = f"did not finish it in {probe_seconds:g} s" + (" (it was searching)" if outcome.work == "search" else "")
     tree = plan.split_when_long
     assert tree is not None
     split_plan = attrs.evolve(
@@ -108,12 +113,6 @@ def solve_probed(
         split_options=plan.split_when_long_options,
         settings=attrs.evolve(plan.settings, time_limit=None if limit is None else limit - probed),
     )
-    doing = " (it was searching)" if outcome.work == "search" else ""
-    if cut_short:
-        doing = f" (it had found over {HELD_AT_MOST:,} solutions, more than a probe holds)"
     outcome = solve_split(split_plan, model, collector, stop, run_state)
-    route = (
-        f"split by the {tree.name} on {plan.jobs} jobs: the whole problem did not finish in a {probe_seconds:g} s "
-        f"probe{doing}"
-    )
+    route = f"split by the {tree.name} on {plan.jobs} jobs: the probe of the whole problem {why}"
     return attrs.evolve(outcome, details={**outcome.details, "when_long": route, "probe_seconds": round(probed, 3)})

@@ -197,6 +197,8 @@ def count_covers(
     options: ExactCoverOptions,
     limits: Limits,
     image_search: Callable[[], Callable[[], Outcome] | None] | None = None,
+    *,
+    search: bool = True,
 ) -> Outcome:
     """Count without listing: the frontier scan, the memo or the search kernel, as
     ``options.counter`` says.  On auto: the frontier scan within its budget, then dancing
@@ -208,7 +210,9 @@ def count_covers(
     search, the frontier's budget is ``IMAGES_FRONTIER_STATES`` and the memo is not
     tried; the search counts.  The reason for each step back is written to
     ``details["counter_fallback"]``.  A forced frontier scan on a model it cannot lay out
-    (a Burnside count's merged model, say) steps back to the search the same way."""
+    (a Burnside count's merged model, say) steps back to the search the same way.
+    Without ``search`` (a probe: ``SolveSettings.probe``), a count that would need the
+    search kernel gives up instead (status ``time_limit``, how ``search``)."""
     notes = []
     if options.counter in ("auto", "frontier"):
         plan = layout(problem)
@@ -257,9 +261,25 @@ def count_covers(
             return Outcome(stopped.reason, 0, "memo", {"kernel": "memo", **_fallback(notes)})
         except MemoTooLarge:
             notes.append(f"memo: passed its budget of {options.memo_budget} states or its states did not recur")
+    if not search and options.counter == "auto":
+        notes.append("search: not made in a probe (the run splits the search instead)")
+        return Outcome("time_limit", 0, "search", {"kernel": "none", **_fallback(notes)})
     outcome = by_images() if by_images is not None else enumerate_covers(problem, None, limits, kernel=options.kernel)
     outcome.details.update(_fallback(notes))
     return outcome
+
+
+def short_search(problem: CoverProblem, limits: Limits) -> Outcome:
+    """A count by dancing links if it ends within ``PROBE_NODES`` nodes; else given up
+    (status ``time_limit``): what a probe may search."""
+    status, count = run_kernel(
+        Search(problem.n_items, problem.options, problem.groups), limits, None, 0, limits.left(), PROBE_NODES
+    )
+    if status == "node_limit":
+        return Outcome(
+            "time_limit", 0, "search", {"counter": f"search: not done in {PROBE_NODES} nodes, a probe's share"}
+        )
+    return Outcome(status, count, "dlx", {"kernel": "dlx"})
 
 
 def _fallback(notes: list[str]) -> dict:
@@ -303,6 +323,9 @@ class ExactCoverBackend:
         distinct = None
         if settings.distinct and settings.mode in ("all", "count"):
             outcome, distinct = solve_distinct(model, problem, settings.mode, report, limits, self.options)
+        elif settings.mode == "count" and settings.probe and self.options.counter == "search":
+            # A probe wants no long search (the run splits it instead): a short one only.
+            outcome = short_search(problem, limits)
         elif settings.mode == "count" and settings.subtree and self.options.counter == "auto":
             # A subtree of a search: count it by search, as the whole problem's search would.
             outcome = enumerate_covers(problem, None, limits, kernel=self.options.kernel)
@@ -317,7 +340,7 @@ class ExactCoverBackend:
                 images = images_of(model, problem, self.options)
                 return None if images is None else lambda: search_by_images(images, problem, None, limits, self.options)
 
-            outcome = count_covers(problem, self.options, limits, image_search)
+            outcome = count_covers(problem, self.options, limits, image_search, search=not settings.probe)
         else:
             outcome = enumerate_covers(problem, report, limits, limit=1, kernel=self.options.kernel)
         complete = outcome.status in ("completed", "solution_limit")
@@ -362,6 +385,7 @@ def polytile_register_backends(register):
             counts_without_listing=True,
             distinct_in_search=True,
             releases_gil=True,  # its C kernels (dlx, bitboard, frontier) run without it; the memo is Python
+            answers_probes=True,  # a count in a probe is by the frontier or the memo, or none
             rank={"one": 30, "all": 30, "count": 30},
         ),
     )

@@ -410,25 +410,35 @@ def default_plan(width: int, height: int, shape: list[str], jobs: int = 2, backe
 def test_a_small_count_stays_whole():
     result = run(default_plan(4, 4, ["##"]))
     assert result.count == 36  # dominoes, OEIS A004003
-    assert result.details["when_long"].startswith("whole: the 10 s probe finished it")
+    assert result.details["when_long"] == "whole: the probe finished it by its tables"
     assert "split" not in result.details
 
 
-def test_a_long_count_is_split_by_the_tree(monkeypatch):
-    """With a probe much shorter than the whole count (about 0.3 s), the default route
-    splits: 5×15 with L-trominoes, 76,800 (OEIS A084478)."""
-    monkeypatch.setattr(autosplit, "PROBE_SECONDS", 0.01)
+def test_a_count_that_needs_a_search_is_split_at_once():
+    """exactcover answers probes: told to count by search, it makes none in the probe,
+    and the default route splits at once (no search made twice): 5×15 with L-trominoes,
+    76,800 (OEIS A084478)."""
+    started = time.perf_counter()
     result = run(default_plan(15, 5, ["#.", "##"], backend="exactcover"))
     assert result.count == 76_800 and result.termination == Termination.COMPLETED
     assert result.details["split"] == "tree" and result.details["when_long"].startswith("split by the tree on 2 jobs")
-    assert result.details["when_long"].endswith("probe (it was searching)")
+    assert result.details["when_long"].endswith("could not count it by a table: it needs a search")
+    assert result.details["probe_seconds"] < (time.perf_counter() - started) / 2
 
 
-def test_a_long_count_by_a_table_runs_whole(monkeypatch):
-    """A count the probe found filling a table of the whole problem is not split into
-    search subtrees: 5×12 with the 12 pentominoes, 4,040 tilings (oracles.md), counted by
-    the frontier scan in about 0.4 s, far longer than the probe."""
-    monkeypatch.setattr(autosplit, "PROBE_SECONDS", 0.01)
+def test_a_listing_is_probed_for_a_moment_then_split(monkeypatch):
+    """A listing is a search whatever the backend: probed within PROBE_LISTING_SECONDS."""
+    monkeypatch.setattr(autosplit, "PROBE_LISTING_SECONDS", 0.01)
+    keys = default_plan(15, 5, ["#.", "##"], backend="exactcover")
+    result = run(attrs.evolve(keys, settings=attrs.evolve(keys.settings, mode="all"), keep=0))
+    assert result.count == 76_800 and result.termination == Termination.COMPLETED
+    assert result.details["when_long"].startswith("split by the tree on 2 jobs: the probe of the whole problem")
+
+
+def test_a_long_count_by_a_table_is_never_cut_short():
+    """A count by a table of the whole problem is not split into search subtrees, nor
+    cut short and made again: 5×12 with the 12 pentominoes, 4,040 tilings (oracles.md),
+    counted by the frontier scan in the probe, which has no time limit of its own."""
     pipeline = Pipeline(
         region=RegionSpec(width=12, height=5),
         pieces=[PieceSpec(family="pentominoes")],
@@ -438,7 +448,7 @@ def test_a_long_count_by_a_table_runs_whole(monkeypatch):
     result = run(make_plan(pipeline, HOST))
     assert result.count == 4_040 and result.termination == Termination.COMPLETED
     assert "split" not in result.details
-    assert result.details["when_long"].startswith("whole: the 0.01 s probe was counting by a table")
+    assert result.details["when_long"] == "whole: the probe finished it by its tables"
 
 
 def test_one_job_or_a_named_split_takes_no_probe():
