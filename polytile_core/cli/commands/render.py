@@ -107,5 +107,8 @@ def render(arguments) -> int:
     )
     result = read_result(arguments.result, keep=drawing.keep)
     check_drawable(result, source=arguments.result)
-    drawing.draw(result)
+    try:
+        drawing.draw(result)
+    except InputError as exc:  # the picture too large for its options: name the picture
+        raise exc.with_source(arguments.output) from None
     return 0
