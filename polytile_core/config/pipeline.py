@@ -230,9 +230,14 @@ def _refuse_too_many(make, spec, path: str) -> None:
 def _cells(cells: list[list[int]], path: str):
     if not cells:
         raise InputError("a piece needs at least one cell", path=f"{path}.cells")
+    first: dict[tuple[int, int], int] = {}
     for position, cell in enumerate(cells):
         if len(cell) != 2:
             raise InputError(f"expected [x, y], got {cell}", path=f"{path}.cells[{position}]")
+        earlier = first.setdefault((cell[0], cell[1]), position)
+        if earlier != position:
+            # Read as a set, the piece would silently lose a cell.
+            raise InputError(f"cell {cell} is given twice (also as cells[{earlier}])", path=f"{path}.cells[{position}]")
     return tuple((x, y) for x, y in cells)
 
 

@@ -4,12 +4,15 @@ so it doubles as the smallest example of one."""
 
 from __future__ import annotations
 
+import ast
 import concurrent.futures
 import multiprocessing
 import os
+import sys
 from pathlib import Path
 
 from polytile_core import hookimpl
+from polytile_core.errors import InputError
 from polytile_core.host.orphans import exit_with_parent
 from polytile_core.model.geometry import cells_from_rows
 from polytile_core.model.tiling import build_tiling
@@ -69,12 +72,43 @@ def polytile_register_renderers(register):
 
 def _process_pool(jobs: int, options=None) -> concurrent.futures.Executor:
     """Workers from a forkserver (never fork: the run has threads), each ending when the run does."""
+    script = unguarded_main_script()
+    if script is not None:
+        raise InputError(
+            "the process executor's workers import this script again, so its top-level code would run in "
+            'each of them and none could start: put the work under `if __name__ == "__main__":` '
+            '(README, "Embedding in Python"), or use executor = "thread"',
+            source=script,
+        )
     return concurrent.futures.ProcessPoolExecutor(
         max_workers=jobs,
         mp_context=multiprocessing.get_context("forkserver"),
         initializer=exit_with_parent,
         initargs=(os.getpid(),),
     )
+
+
+def unguarded_main_script() -> str | None:
+    """The main script, when a forkserver's workers would import it again (as spawn's
+    do) and it has no ``if __name__ == "__main__":`` test: the run it starts at the top
+    level would start again in each worker, and every worker would die (BrokenProcessPool)."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    name = getattr(getattr(main, "__spec__", None), "name", None)
+    if path is None or (name is not None and name.split(".")[-1] == "__main__"):
+        return None  # an interactive session, or a package's __main__, which workers do not import
+    try:
+        tree = ast.parse(Path(path).read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            if any(isinstance(side, ast.Name) and side.id == "__name__" for side in sides) and any(
+                isinstance(side, ast.Constant) and side.value == "__main__" for side in sides
+            ):
+                return None
+    return path
 
 
 def _thread_pool(jobs: int, options=None) -> concurrent.futures.Executor:

@@ -113,6 +113,20 @@ def result_text(result: Result, fmt: str = "json") -> str:
     return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
+# What a result file's name ends with, and so how it is written.
+RESULT_SUFFIXES = (".json", ".toml", ".jsonl")
+
+
+def check_result_suffix(path: str | Path) -> None:
+    """A result file is written as its suffix says: any other suffix is a mistake, such as
+    ``-o result.xml``, not a JSON file under a misleading name."""
+    suffix = Path(path).suffix
+    if suffix not in RESULT_SUFFIXES:
+        known = ", ".join(RESULT_SUFFIXES[:-1]) + f" or {RESULT_SUFFIXES[-1]}"
+        got = f"got {suffix}" if suffix else "got no suffix"
+        raise InputError(f"a result file is {known} ({got})", source=str(path))
+
+
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)

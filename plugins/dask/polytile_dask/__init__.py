@@ -172,8 +172,9 @@ def wait_for_file(path: Path, timeout: float) -> None:
 
 def local_cluster(workers: int, threads_per_worker: int = 1):
     """A Dask cluster on this machine: a scheduler in this process and ``workers`` worker
-    processes, on 127.0.0.1 only, with no fixed ports and quiet logs (what a run without a
-    scheduler starts, and what the tests and benchmarks start)."""
+    processes, on 127.0.0.1 only, with no fixed ports and quiet logs, whose workers leave
+    Ctrl-C to the run (``worker_setup``; what a run without a scheduler starts, and what the
+    tests and benchmarks start)."""
     from distributed import LocalCluster
 
     return LocalCluster(
@@ -183,6 +184,7 @@ def local_cluster(workers: int, threads_per_worker: int = 1):
         host="127.0.0.1",
         dashboard_address=":0",
         silence_logs=logging.ERROR,
+        preload=["polytile_dask.worker_setup"],
     )
 
 

@@ -367,3 +367,36 @@ def test_losing_the_scheduler_ends_the_run_as_an_error_naming_parts(tmp_path):
     assert result.count is None
     assert "incomplete" in result.message
     assert any("Dask" in (part.error or "") for part in result.subproblems)
+
+
+@pytest.mark.slow  # a local cluster started by the command, then a long search: about 15 s
+def test_ctrl_c_with_a_local_cluster_is_one_line_and_the_result_is_saved(tmp_path):
+    """Ctrl-C in a terminal signals the whole process group, the workers too: they leave it
+    to the run, which saves what it found and says so in one line (no worker tracebacks)."""
+    psutil = pytest.importorskip("psutil")
+    path = pipeline(tmp_path, L_TETROMINOES_9X9 + '\n[options.exactcover]\ncounter = "search"\n')
+    out = tmp_path / "out.json"
+    command = [sys.executable, "-m", "polytile_core.cli.main", "solve", str(path), "--executor", "dask"]
+    command += ["--jobs", "2", "-o", str(out)]
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:  # until both workers are searching (started and preloaded)
+            workers = [
+                p for p in psutil.Process(process.pid).children(recursive=True) if "spawn" in " ".join(p.cmdline())
+            ]
+            if len(workers) == 2 and all(sum(w.cpu_times()[:2]) > 2 for w in workers):
+                break
+            time.sleep(0.2)
+        else:
+            pytest.fail("the local cluster's workers never got busy")
+        os.killpg(process.pid, signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 130, err
+    assert len(err.splitlines()) == 1 and "interrupted" in err, err
+    assert json.loads(out.read_text(encoding="utf-8"))["termination"] == "interrupted"

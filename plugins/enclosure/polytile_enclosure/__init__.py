@@ -15,9 +15,11 @@ import attrs
 
 from polytile_core import hookimpl
 from polytile_core.config.schema import doc
+from polytile_core.errors import InputError
 from polytile_core.host.capabilities import BackendCapabilities
 from polytile_core.output.results import Solution
 from polytile_enclosure.check import EnclosureCheckError, check_fence, enclosed_area, enclosed_pockets
+from polytile_enclosure.model import check_board_cells
 
 __all__ = ["EncloseOptions", "EnclosureCheckError", "build", "check_fence", "enclosed_area", "enclosed_pockets"]
 
@@ -56,6 +58,19 @@ class EncloseOptions:
         default=True,
         metadata=doc("fix one asymmetric piece's orientation and pin the fence to the top and left edges"),
     )
+
+    def __attrs_post_init__(self):
+        """A board given here is checked when the plan is made, before anything is built."""
+        if self.width is None and self.height is None:
+            return
+        if self.width is None or self.height is None:
+            missing = "width" if self.width is None else "height"
+            raise InputError("give both width and height (or neither, to size the board from the pieces)", path=missing)
+        for key, value in (("width", self.width), ("height", self.height)):
+            if value < 1:
+                raise InputError(f"expected 1 or more, got {value}", path=key)
+        cells = self.width * self.height
+        check_board_cells(cells, f"a {self.width}×{self.height} board has {cells} cells", "width")
 
 
 def verify(solution: Solution, *, board: frozenset, neighbours: int, score: str) -> None:

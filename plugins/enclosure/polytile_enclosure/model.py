@@ -29,6 +29,11 @@ from polytile_core.model.problem import PieceType
 from polytile_core.model.zero_one import Model, Placement
 from polytile_enclosure.check import steps
 
+# The grid model has about 130 variables a board cell (the flow that keeps the pocket in
+# one piece), so a 100×100 board takes about 10 s and 0.6 GB to build and a 316×316 one
+# 80 s and 7 GB.  The largest board any known piece set needs is 31×35 (docs/enclosure.md).
+MAX_BOARD_CELLS = 10_000
+
 RULES = {
     8: "classic: 8 neighbours, the outside leaks through corners (pieces close a fence edge to edge)",
     4: "4 neighbours: a corner contact closes the fence (Furmanek's literal rule)",
@@ -62,6 +67,27 @@ def loop_cells(width: int, height: int, neighbours: int) -> int:
     if neighbours == 8:
         return 2 * width + 2 * height + 4
     return 2 * max(width, height) + 2
+
+
+def least_board_cells(pieces: Sequence[PieceType], neighbours: int, least_area: int = 1) -> int:
+    """A lower bound on the automatic board's cells, cheap where ``auto_board`` is not: that
+    board holds the box of the largest square pocket the pieces can fence in."""
+    cells = fence_cells(pieces)
+    side = (cells - 4) // 4 if neighbours == 8 else (cells - 2) // 2  # loop_cells(side, side) <= cells
+    if side < 1 or side * side < least_area:
+        return 0
+    return (side + 2) ** 2
+
+
+def check_board_cells(cells: int, board: str, path: str, advice: str = "") -> None:
+    """Refuse a board whose grid model would not fit in memory; ``board`` says which board
+    and how many cells it has."""
+    if cells > MAX_BOARD_CELLS:
+        raise InputError(
+            f"{board}, more than the {MAX_BOARD_CELLS} an enclosure board may have "
+            f"(its grid model needs over 130 variables a cell){advice}",
+            path=path,
+        )
 
 
 def longest_side(pieces: Sequence[PieceType]) -> int:
@@ -224,8 +250,16 @@ def build(pieces: tuple[PieceType, ...], region: Region | None, options) -> Mode
         "fence cells": fence_cells(pieces),
         "parking": "a piece touching no pocket's fence may be left off the board (it could lie anywhere outside)",
     }
-    if not holds(board.width, board.height, fence_boxes(pieces, options.neighbours, options.size_for_area), pieces):
-        safe = "×".join(map(str, auto_board(pieces, options.neighbours, options.size_for_area)))
+    # The bound first: with many pieces fence_boxes and auto_board take minutes.
+    least = least_board_cells(pieces, options.neighbours, options.size_for_area)
+    if least > board.width * board.height or not holds(
+        board.width, board.height, fence_boxes(pieces, options.neighbours, options.size_for_area), pieces
+    ):
+        safe = (
+            "×".join(map(str, auto_board(pieces, options.neighbours, options.size_for_area)))
+            if least <= MAX_BOARD_CELLS
+            else f"no board of {MAX_BOARD_CELLS} cells"
+        )
         model.details["warning"] = (
             f"the board cannot hold every fence the pieces can make ({safe} can): the best fence may not fit"
             if options.size_for_area <= 1
@@ -246,19 +280,27 @@ def _board(pieces, region: Region | None, options) -> tuple[Region, str, bool]:
     if given and region is not None:
         raise InputError("give the board as [region] or as width/height here, not both", path="options.enclose")
     if region is not None:
+        check_board_cells(region.area, f"the [region] has {region.area} cells", "region")
         full = len(region.cells) == region.width * region.height and min(region.cells) == (0, 0)
         return region, f"the [region], {region.width}×{region.height}", full
-    if given:
-        if options.width is None or options.height is None:
-            raise InputError(
-                "give both width and height (or neither, to size the board from the pieces)", path="options.enclose"
-            )
-        if options.width < 1 or options.height < 1:
-            raise InputError(
-                f"expected a positive width and height, got {options.width}×{options.height}", path="options.enclose"
-            )
+    if given:  # EncloseOptions checked both are given and their size
         return Region.rectangle(options.width, options.height), f"{options.width}×{options.height}", True
+    least = least_board_cells(pieces, options.neighbours, options.size_for_area)
+    too_many = "; give a smaller board as options.enclose.width and height"
+    cells = fence_cells(pieces)
+    check_board_cells(
+        least,
+        f"the pieces hold {cells} cells, so a board sized from them has at least {least} cells",
+        "pieces",
+        too_many,
+    )
     width, height = auto_board(pieces, options.neighbours, options.size_for_area)
+    check_board_cells(
+        width * height,
+        f"the board sized from the pieces, {width}×{height}, has {width * height} cells",
+        "pieces",
+        too_many,
+    )
     if options.size_for_area > 1:
         return (
             Region.rectangle(width, height),

@@ -192,6 +192,16 @@ def test_a_wrong_answer_fails_loudly(tmp_path, host):
             "[options.enclose]\nwidth = 9\nheight = 9\n",
             "not both",
         ),
+        ('[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nheight = 9\n', "options.enclose.width: give both"),
+        ('[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nwidth = 9\nheight = 0\n', "height: expected 1"),
+        (
+            '[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nwidth = 400\nheight = 300\n',
+            "options.enclose.width: a 400×300 board has 120000 cells, more than the 10000",
+        ),
+        ('[region]\nwidth = 101\nheight = 100\n[[pieces]]\nfamily = "tetrominoes"\n', "region: .* 10100 cells"),
+        # The lower bound refuses at once; the board itself (80×153) once it is sized.
+        ('[[pieces]]\nfamily = "pentominoes"\ncount = 40\n', "pieces: .* at least 361201 cells"),
+        ('[[pieces]]\nfamily = "pentominoes"\ncount = 5\n', "pieces: .* 80×153, has 12240 cells"),
         ('[[pieces]]\nfamily = "tetrominoes"\n[solve]\nmode = "all"\n', "is an optimisation"),
         ('[[pieces]]\nfamily = "tetrominoes"\n[solve]\nmode = "count"\n', "is an optimisation"),
     ],

@@ -87,7 +87,7 @@ class ExactCoverOptions:
 
     def __attrs_post_init__(self):
         if self.memo_budget < 1:
-            raise InputError(f"expected 1 or more, got {self.memo_budget}", path="options.exactcover.memo_budget")
+            raise InputError(f"expected 1 or more, got {self.memo_budget}", path="memo_budget")
 
 
 @attrs.define

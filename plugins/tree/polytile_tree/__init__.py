@@ -60,7 +60,7 @@ class TreeOptions:
 
     def __attrs_post_init__(self):
         if self.parts is not None and self.parts < 1:
-            raise InputError(f"expected 1 or more, got {self.parts}", path="options.tree.parts")
+            raise InputError(f"expected 1 or more, got {self.parts}", path="parts")
 
 
 @attrs.frozen

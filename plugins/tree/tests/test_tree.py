@@ -22,6 +22,7 @@ from polytile_tree import TreeOptions, TreeSplit
 
 from polytile_core.config.pipeline import make_plan
 from polytile_core.config.schema import PieceSpec, Pipeline, RegionSpec, SolveSpec, SplitSpec
+from polytile_core.convert import structure
 from polytile_core.errors import InputError
 from polytile_core.host.contracts import SolveSettings
 from polytile_core.model.geometry import Region
@@ -277,8 +278,8 @@ def test_without_parts_asked_it_makes_32_per_job():
 
 
 def test_options_are_checked():
-    with pytest.raises(InputError, match="options.tree.parts"):
-        TreeOptions(parts=0)
+    with pytest.raises(InputError, match=r"^options\.tree\.parts: expected 1 or more, got 0$"):
+        structure({"parts": 0}, TreeOptions, path="options.tree")
 
 
 def test_an_optimisation_model_is_refused():

@@ -16,6 +16,7 @@ import attrs
 from polytile_core.convert import structure
 from polytile_core.errors import InputError
 from polytile_core.host.registry import Host
+from polytile_core.output.drawable import check_drawable
 from polytile_core.output.resultfile import read_result, refuse_existing
 from polytile_core.output.results import Result
 
@@ -104,5 +105,10 @@ def render(arguments) -> int:
     drawing = prepare_renderer(
         host, arguments.output, flags=flag_options(arguments), force=arguments.force, fmt=arguments.format
     )
-    drawing.draw(read_result(arguments.result, keep=drawing.keep))
+    result = read_result(arguments.result, keep=drawing.keep)
+    check_drawable(result, source=arguments.result)
+    try:
+        drawing.draw(result)
+    except InputError as exc:  # the picture too large for its options: name the picture
+        raise exc.with_source(arguments.output) from None
     return 0

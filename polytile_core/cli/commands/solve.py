@@ -21,6 +21,7 @@ from polytile_core.output.picture import ascii_picture
 from polytile_core.output.resultfile import (
     ResultLines,
     RunHeader,
+    check_result_suffix,
     refuse_existing,
     remove_stale_temporaries,
     result_text,
@@ -121,15 +122,15 @@ def solve(arguments) -> int:
         plan = with_scheduler(plan, arguments.scheduler)
     if arguments.resume and not arguments.checkpoint:
         raise InputError("--resume needs --checkpoint FILE, the checkpoint to resume")
-    if arguments.checkpoint:
-        plan = attrs.evolve(plan, checkpoint=Checkpoint.open(arguments.checkpoint, plan, resume=arguments.resume))
+    refuse_shared_files(arguments)
     to_stdout = arguments.output == "-"
     report = sys.stderr if to_stdout else sys.stdout
     lines = None
     try:
         # The result file, and the picture's format, options and file, are checked now, not
-        # after a long run.
+        # after a long run, and before the checkpoint is started: a refusal creates nothing.
         if arguments.output and not to_stdout:
+            check_result_suffix(arguments.output)
             refuse_existing(arguments.output, replace=arguments.force)
             for stale in remove_stale_temporaries(arguments.output):
                 print(f"polytile: removed {stale}, left by an earlier run that was killed", file=sys.stderr)
@@ -137,6 +138,8 @@ def solve(arguments) -> int:
         if arguments.render:
             tables = read_pipeline(arguments.pipeline).options
             drawing = prepare_renderer(host, arguments.render, tables=tables, force=arguments.force)
+        if arguments.checkpoint:
+            plan = attrs.evolve(plan, checkpoint=Checkpoint.open(arguments.checkpoint, plan, resume=arguments.resume))
         if arguments.output and Path(arguments.output).suffix == ".jsonl":
             # Streamed: each solution goes to the file as it comes; the run keeps only a few.
             lines = ResultLines(arguments.output, header_of(plan), replace=arguments.force)
@@ -158,6 +161,23 @@ def solve(arguments) -> int:
             lines.discard()
         raise
     return EXIT_CODES.get(result.termination, 0)
+
+
+def refuse_shared_files(arguments) -> None:
+    """The pipeline, the result file, the picture and the checkpoint are four files: one
+    written over another would lose it (``-o same.txt --render same.txt``)."""
+    named: dict[Path, str] = {}
+    for flag, name in (
+        ("the pipeline", arguments.pipeline),
+        ("-o", None if arguments.output == "-" else arguments.output),
+        ("--render", arguments.render),
+        ("--checkpoint", arguments.checkpoint),
+    ):
+        if name is None:
+            continue
+        same = named.setdefault(Path(name).resolve(), flag)
+        if same != flag:
+            raise InputError(f"{flag} names the same file as {same}; give each its own file", source=name)
 
 
 def header_of(plan: Plan) -> RunHeader:
