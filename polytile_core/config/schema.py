@@ -61,7 +61,7 @@ class PieceSpec:
     def _repr_svg_(self) -> str | None:
         return notebook.svg_of(self._shelf())
 
-    def _repr_html_(self) -> str:
+    def _repr_html_(self) -> str | None:
         return notebook.html_of(self._shelf())
 
     def _shelf(self) -> Result:

@@ -37,7 +37,8 @@ MAX_PIXELS = 100_000_000
 
 @attrs.frozen
 class Rect:
-    """A filled cell. ``kind`` is piece, interior or empty; ``piece`` indexes the solution's placements."""
+    """A filled cell. ``kind`` is piece, interior or empty; ``piece`` indexes the solution's
+    placements and ``name`` is that piece's name."""
 
     x: float
     y: float
@@ -46,6 +47,7 @@ class Rect:
     kind: str
     cell: Cell
     piece: int | None = None
+    name: str | None = None
 
 
 @attrs.frozen
@@ -156,6 +158,7 @@ class _Picture:
     def __init__(self, solution: Solution | None, region: set[Cell], colours: list[str], caption: str):
         self.caption = caption
         self.owner: dict[Cell, int] = {}
+        self.names = [placed.piece for placed in solution.placements] if solution is not None else []
         if solution is not None:
             self.owner = {(x, y): i for i, placed in enumerate(solution.placements) for x, y in placed.cells}
         self.colours = colours
@@ -193,7 +196,10 @@ class _Picture:
                 if options.checkerboard and (x + y) % 2 == 0:
                     fill = mix(fill, "#000000", 0.25)
                 px, py = left + (x - self.min_x) * s, top + (y - self.min_y) * s
-                items.append(Rect(px, py, s, fill, kind, (x, y), label if kind == "piece" else None))
+                if kind == "piece":
+                    items.append(Rect(px, py, s, fill, kind, (x, y), label, self.names[label]))
+                else:
+                    items.append(Rect(px, py, s, fill, kind, (x, y)))
         # (horizontal, the row or column the edge lies on, (start, stop) along it)
         thin_lines: list[tuple[bool, int, tuple[int, int]]] = []
         thick_lines: list[tuple[bool, int, tuple[int, int]]] = []
