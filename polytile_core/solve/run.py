@@ -23,6 +23,7 @@ import attrs
 
 from polytile_core.config.pipeline import Plan
 from polytile_core.host.capabilities import AUTO, model_features
+from polytile_core.host.contracts import listen_to_progress
 from polytile_core.model.symmetry import placement_symmetries
 from polytile_core.model.zero_one import BuildStopped, Model, build_limits
 from polytile_core.output.results import Found, PlacedPiece, Result, Solution, Termination
@@ -70,6 +71,7 @@ def run(
     done = threading.Event()
 
     def work():
+        listen_to_progress(state.note)  # what the backend reports while it searches
         try:
             proof = _proved_by_area(plan)
             if proof is not None:  # no model to build, nothing to search
