@@ -28,11 +28,20 @@ def _cell(notebook, source_start: str):
     return next(cell for cell in notebook.cells if cell.cell_type == "code" and cell.source.startswith(source_start))
 
 
+def _shown(notebook) -> list[list[str]]:
+    """Per code cell, the kinds of output it shows."""
+    return [sorted(_outputs(cell)) for cell in notebook.cells if cell.cell_type == "code"]
+
+
 def test_the_tour_runs_and_its_results_draw_themselves():
+    committed = nbformat.read(TOUR, as_version=4)
     notebook = nbformat.read(TOUR, as_version=4)
     NotebookClient(
         notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(TOUR.parent)}}
     ).execute()
+    # Committed with its outputs (so it shows pictures when browsed), and they are what
+    # it shows today: re-save it with the command in docs/guide.md (Embedding) otherwise.
+    assert _shown(committed) == _shown(notebook) and all(_shown(committed))
 
     shown = _outputs(_cell(notebook, "result  #"))
     svg = shown["image/svg+xml"]
