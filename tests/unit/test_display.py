@@ -68,3 +68,16 @@ def test_ascii_letters_never_repeat_another_pieces_initial():
     cells = {"L1": ((0, 0), (0, 1), (1, 1)), "L2": ((1, 0), (2, 0), (2, 1)), "A": ((3, 0), (3, 1))}
     solution = Solution(tuple(PlacedPiece(name[0], shape) for name, shape in cells.items()))
     assert ascii_picture(solution) == "LBBA\nLLBA"
+
+
+def test_an_enclosure_is_drawn_without_the_empty_board_around_it():
+    # Four dominoes fence in one cell on a 10×10 board: the picture is the fence's 3×3
+    # box, not the board's other 91 cells.
+    fence = (
+        PlacedPiece("D", ((0, 0), (1, 0))),
+        PlacedPiece("E", ((2, 0), (2, 1))),
+        PlacedPiece("F", ((1, 2), (2, 2))),
+        PlacedPiece("G", ((0, 1), (0, 2))),
+    )
+    board = tuple((x, y) for x in range(10) for y in range(10))
+    assert ascii_picture(Solution(fence, objective=1, interior=((1, 1),)), board) == "DDE\nG+E\nGFF"

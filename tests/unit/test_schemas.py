@@ -123,6 +123,8 @@ REFUSED = {
     "seed 2**31": pipeline(solve={"seed": 2**31}),
     "negative keep": pipeline(solve={"keep": -1}),
     "unknown mode": pipeline(solve={"mode": "fast"}),
+    "a memo budget of 0": pipeline(solve={"backend": "exactcover"}, options={"exactcover": {"memo_budget": 0}}),
+    "a tree of 0 parts": pipeline(split={"method": "tree"}, solve={"mode": "count"}, options={"tree": {"parts": 0}}),
 }
 
 ACCEPTED = {

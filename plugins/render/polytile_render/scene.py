@@ -127,18 +127,24 @@ class RenderOptions:
     """Options of the SVG and PNG renderers, from ``[options.render]`` (or the flags of
     ``polytile render``)."""
 
-    cell_size: int = attrs.field(default=24, validator=_between(4, 200), metadata=doc("pixels per cell (4 to 200)"))
+    cell_size: int = attrs.field(
+        default=24, validator=_between(4, 200), metadata=doc("pixels per cell (4 to 200)", minimum=4, maximum=200)
+    )
     checkerboard: bool = attrs.field(
         default=False, metadata=doc("shade the black cells (x + y even) of the checkerboard colouring")
     )
     grid: bool = attrs.field(default=True, metadata=doc("thin lines between the cells inside a piece"))
     columns: int = attrs.field(
-        default=4, validator=_between(1, 100), metadata=doc("pictures per row of a gallery (1 to 100)")
+        default=4,
+        validator=_between(1, 100),
+        metadata=doc("pictures per row of a gallery (1 to 100)", minimum=1, maximum=100),
     )
     limit: int = attrs.field(
         default=12,
         validator=_between(1, 10_000),
-        metadata=doc("most solutions drawn (1 to 10,000); a gallery says how many it left out"),
+        metadata=doc(
+            "most solutions drawn (1 to 10,000); a gallery says how many it left out", minimum=1, maximum=10_000
+        ),
     )
     captions: bool = attrs.field(
         default=True, metadata=doc("a caption under each picture of a gallery (number, split part, enclosed area)")

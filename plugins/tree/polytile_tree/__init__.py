@@ -51,7 +51,8 @@ class TreeOptions:
     parts: int | None = attrs.field(
         default=None,
         metadata=doc(
-            f"parts to make: tens per worker, so a free worker always finds one (default {PARTS_PER_JOB} × --jobs)"
+            f"parts to make: tens per worker, so a free worker always finds one (default {PARTS_PER_JOB} × --jobs)",
+            minimum=1,
         ),
     )
 
