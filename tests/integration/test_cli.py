@@ -165,19 +165,20 @@ def test_version(capsys):
     assert capsys.readouterr().out == f"polytile {version('polytile')}\n" == f"polytile {polytile_core.__version__}\n"
 
 
-def test_dash_means_stdout_for_every_command_that_writes_a_file(tmp_path):
+def test_dash_means_stdout_for_every_command_that_writes_a_file(tmp_path, monkeypatch, capfd):
+    monkeypatch.chdir(tmp_path)
     pipeline = write(tmp_path, GOOD)
-    exported = polytile("export", str(pipeline), "--format", "lp", "-o", "-", cwd=tmp_path)
-    assert (
-        exported.returncode == 0 and exported.stdout.startswith("\\ polytile model") and "wrote" not in exported.stdout
-    )
-    assert polytile("solve", str(pipeline), "--mode", "all", "-q", "-o", "result.json", cwd=tmp_path).returncode == 0
-    drawn = polytile("render", "result.json", "-o", "-", "--format", "svg", cwd=tmp_path)
-    assert drawn.returncode == 0 and drawn.stdout.startswith("<svg") and drawn.stdout.count('class="piece"') == 16
-    pieces = polytile("pieces", "4", "-o", "-", "--format", "svg", cwd=tmp_path)
-    assert pieces.returncode == 0 and pieces.stdout.count('class="piece"') == 5 * 4
-    no_format = polytile("export", str(pipeline), "-o", "-", cwd=tmp_path)
-    assert no_format.returncode == 2 and "--format" in no_format.stderr
+    assert main(["export", str(pipeline), "--format", "lp", "-o", "-"]) == 0
+    exported = capfd.readouterr().out
+    assert exported.startswith("\\ polytile model") and "wrote" not in exported
+    assert main(["solve", str(pipeline), "--mode", "all", "-q", "-o", "result.json"]) == 0
+    assert main(["render", "result.json", "-o", "-", "--format", "svg"]) == 0
+    drawn = capfd.readouterr().out
+    assert drawn.startswith("<svg") and drawn.count('class="piece"') == 16
+    assert main(["pieces", "4", "-o", "-", "--format", "svg"]) == 0
+    assert capfd.readouterr().out.count('class="piece"') == 5 * 4
+    assert main(["export", str(pipeline), "-o", "-"]) == 2
+    assert "--format" in capfd.readouterr().err
     assert not (tmp_path / "-").exists()
 
 
