@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import sys
 
+from polytile_core.cli.main import EXIT_INPUT_ERROR
 from polytile_core.config.pipeline import Plan, load_plan
 from polytile_core.convert import structure
 from polytile_core.errors import InputError
 from polytile_core.host.registry import Host, Registration
 from polytile_core.model.zero_one import Model
-
-EXIT_INPUT_ERROR = 2
 
 
 def add(subparsers):
