@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set up polytile on a fresh machine: a virtual environment at .venv with the core,
 # every plugin and the example third-party plugin (and the notebook extra, which
-# tests/test_tour.py uses to run docs/tour.ipynb), then run the demo.
+# tests/integration/test_tour.py uses to run docs/tour.ipynb), then run the demo.
 set -euo pipefail
 cd "$(dirname "$0")"
 python3 -m venv .venv

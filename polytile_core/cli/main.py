@@ -10,6 +10,7 @@ import signal
 import sys
 import threading
 
+from polytile_core import __version__
 from polytile_core.errors import InputError
 
 COMMANDS = ("solve", "validate", "plugins", "schema", "render", "pieces", "export", "analyze")
@@ -24,6 +25,7 @@ def parser() -> argparse.ArgumentParser:
     main_parser.add_argument(
         "--no-autoload", action="store_true", help="load only the built-in plugins, not installed ones"
     )
+    main_parser.add_argument("--version", action="version", version=f"polytile {__version__}")
     subparsers = main_parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"polytile_core.cli.commands.{name}").add(subparsers)

@@ -2,8 +2,10 @@
 
 It rewrites a single stderr line in place (carriage return, no escape codes) and only
 when stderr is a terminal, so pipes, log files and ``--output -`` stay clean.  Our own
-instead of ``rich``, which would bring pygments and markdown-it-py into the core to draw
-one line of text.
+instead of ``tqdm`` or ``rich`` (docs/guide.md says why): a bar needs a known total, and
+most runs have none (one tiling, a count, an enclosure's bound); what they need is the
+counts, the bound and the gap, which are words on a line.  ``rich`` would also bring
+pygments and markdown-it-py into the core to draw one line of text.
 """
 
 from __future__ import annotations
@@ -23,14 +25,36 @@ def elapsed_text(seconds: float) -> str:
 
 
 def progress_text(progress: Progress) -> str:
-    """E.g. ``1,234 solutions | parts 12/660 | 0:42`` (plain ASCII: any terminal shows it)."""
-    words = [f"{progress.solutions:,} solution{'s' * (progress.solutions != 1)}"]
+    """E.g. ``1,234 solutions | parts 12/660, ~0:30 left | 0:42``, or for an optimisation
+    ``best 126 | bound 128, gap 1.6% | 0:12`` (plain ASCII: any terminal shows it)."""
+    optimising = progress.best is not None or progress.bound is not None or progress.stage is not None
+    words = [] if optimising else [f"{progress.solutions:,} solution{'s' * (progress.solutions != 1)}"]
+    if progress.best is not None:
+        words.append(f"best {progress.best:g}")
+    if progress.bound is not None:
+        gap = _gap(progress.best, progress.bound)
+        words.append(f"bound {progress.bound:g}" + ("" if gap is None else f", gap {gap:.1%}"))
+    if progress.stage:
+        words.append(progress.stage)
     if progress.parts_total is not None:
-        words.append(f"parts {progress.parts_done:,}/{progress.parts_total:,}")
+        words.append(f"parts {progress.parts_done:,}/{progress.parts_total:,}" + _time_left(progress))
     elif progress.parts_done:
         words.append(f"parts {progress.parts_done:,} done")
     words.append(elapsed_text(progress.elapsed))
     return " | ".join(words)
+
+
+def _gap(best: float | None, bound: float) -> float | None:
+    """As Result.gap: how far the best is from the bound, relative to the bound."""
+    return None if best is None or bound == 0 else abs(bound - best) / abs(bound)
+
+
+def _time_left(progress: Progress) -> str:
+    """A rough estimate, from the pace so far (parts differ: a guide, not a promise)."""
+    if not progress.parts_done or progress.parts_total is None or progress.parts_done >= progress.parts_total:
+        return ""
+    left = progress.elapsed * (progress.parts_total - progress.parts_done) / progress.parts_done
+    return f", ~{elapsed_text(left)} left"
 
 
 class ProgressLine:

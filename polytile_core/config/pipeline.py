@@ -182,7 +182,7 @@ def resolve_pieces(specs: list[PieceSpec], host: Host) -> tuple[PieceType, ...]:
         if spec.family is not None:
             if spec.name is not None:
                 raise InputError("a family names its own pieces; leave name out", path=f"{path}.name")
-            make = host.get("families", spec.family).provides
+            make = lookup(host, "families", spec.family, f"{path}.family").provides
             _refuse_too_many(make, spec, path)
             try:
                 shapes = make(n=spec.n, kind=spec.kind)
@@ -269,14 +269,28 @@ def auto_candidates(host: Host, pipeline: Pipeline) -> Candidates:
     return Candidates(backends, splits, options, host.get("executors", "thread"))
 
 
+def lookup(host: Host, capability: str, name: str, path: str) -> Registration:
+    """``host.get``, its error pointing at the key that named the plugin."""
+    try:
+        return host.get(capability, name)
+    except InputError as exc:
+        raise InputError(exc.message, source=exc.source, path=exc.path or path) from None
+
+
 def make_plan(pipeline: Pipeline, host: Host) -> Plan:
     """Resolve a structured pipeline against the installed plugins."""
-    builder = host.get("builders", pipeline.problem)
+    builder = lookup(host, "builders", pipeline.problem, "problem")
     solve = pipeline.solve
     # auto: the problem kind's own backend when its builder names one, else chosen by the run.
     named = builder.backend if solve.backend == AUTO else solve.backend
-    backend = host.get("backends", named) if named else None
+    backend = lookup(host, "backends", named, "solve.backend") if named else None
     auto = backend is None
+    if auto and not host.registry["backends"]:  # the core alone
+        raise InputError(
+            "no backend plugin is installed; install one "
+            "(pip install -e plugins/cpsat, or plugins/exactcover, plugins/scip) and see `polytile plugins`",
+            path="solve.backend",
+        )
     backend_why = "named in the pipeline" if solve.backend != AUTO else f"the {pipeline.problem} problem's own backend"
     # auto races routes or runs a split's parts on every usable core unless told otherwise.
     jobs = solve.jobs if solve.jobs is not None else (usable_cores() if auto else 1)
@@ -297,7 +311,7 @@ def make_plan(pipeline: Pipeline, host: Host) -> Plan:
     for name in pipeline.options:
         if name not in known:
             raise InputError(f"no installed plugin provides {name!r} (see `polytile plugins`)", path=f"options.{name}")
-    split = host.get("decomposers", pipeline.split.method) if pipeline.split else None
+    split = lookup(host, "decomposers", pipeline.split.method, "split.method") if pipeline.split else None
     if split and split.capabilities.one_solution_only and solve.mode != "one":
         raise InputError(
             f"the {split.name} split finds one tiling; it cannot count or list them "
@@ -321,7 +335,7 @@ def make_plan(pipeline: Pipeline, host: Host) -> Plan:
     if solve.executor == AUTO:
         executor = AutoExecutor(host.get("executors", "thread"), host.get("executors", "process"))
     else:
-        executor = host.get("executors", solve.executor)
+        executor = lookup(host, "executors", solve.executor, "solve.executor")
     mode = "optimize" if pipeline.problem != "tiling" else solve.mode
     pieces = resolve_pieces(pipeline.pieces, host)
     region = resolve_region(pipeline.region, required=pipeline.problem == "tiling")
@@ -358,13 +372,32 @@ def make_plan(pipeline: Pipeline, host: Host) -> Plan:
     )
 
 
+# The command-line option that sets each [solve] key, for errors that blame the option.
+OPTION_OF = {
+    "mode": "--mode",
+    "backend": "--backend",
+    "time_limit": "--time-limit",
+    "jobs": "--jobs",
+    "executor": "--executor",
+    "distinct": "--distinct",
+}
+
+
 def load_plan(path: str | Path, host: Host, overrides: dict | None = None) -> Plan:
     """Read a pipeline file and resolve it, with ``[solve]`` keys replaced by ``overrides``
-    (from the command line); every error names the file."""
+    (from the command line); every error names the file, or the option when the value
+    that failed came from the command line."""
+    overrides = overrides or {}
     try:
         pipeline = read_pipeline(path)
         if overrides:
             pipeline = attrs.evolve(pipeline, solve=attrs.evolve(pipeline.solve, **overrides))
-        return make_plan(pipeline, host)
+        plan = make_plan(pipeline, host)
     except InputError as exc:
+        key = (exc.path or "").removeprefix("solve.")
+        if exc.path == f"solve.{key}" and key in overrides and key in OPTION_OF:
+            raise InputError(exc.message, source=f"{OPTION_OF[key]} {overrides[key]}") from None
         raise exc.with_source(str(path)) from None
+    if "backend" in overrides and overrides["backend"] != AUTO:
+        plan = attrs.evolve(plan, backend_why="named on the command line")
+    return plan

@@ -19,21 +19,30 @@ from polytile_core.output.results import Result
 
 Kind = Literal["free", "one-sided", "fixed"]
 Mode = Literal["one", "all", "count"]
+# A row of an ASCII picture, as polytile_core.model.geometry.cells_from_rows reads it.
+ROW = {"pattern": "^[#. ]*$"}
 
 
-def doc(text: str) -> dict:
-    """A field's metadata: the description ``polytile schema`` writes for the key.
-    Plugins use it for their options classes too."""
-    return {"description": text}
+def doc(text: str, **constraints: object) -> dict:
+    """A field's metadata: the description ``polytile schema`` writes for the key, and
+    JSON Schema constraints the loader also checks (``minimum=1``...).  Plugins use it
+    for their options classes too."""
+    return {"description": text, "json_schema": constraints} if constraints else {"description": text}
 
 
 @attrs.frozen
 class RegionSpec:
     """The region to tile: ASCII ``rows`` ('#' a cell, '.' a hole), or ``width`` × ``height``."""
 
-    rows: list[str] | None = attrs.field(default=None, metadata=doc("the region as ASCII rows: '#' a cell, '.' empty"))
-    width: int | None = attrs.field(default=None, metadata=doc("width of a rectangular region (with height)"))
-    height: int | None = attrs.field(default=None, metadata=doc("height of a rectangular region (with width)"))
+    rows: list[str] | None = attrs.field(
+        default=None, metadata=doc("the region as ASCII rows: '#' a cell, '.' empty", minItems=1, items=ROW)
+    )
+    width: int | None = attrs.field(
+        default=None, metadata=doc("width of a rectangular region (with height)", minimum=1)
+    )
+    height: int | None = attrs.field(
+        default=None, metadata=doc("height of a rectangular region (with width)", minimum=1)
+    )
 
 
 @attrs.frozen
@@ -45,23 +54,28 @@ class PieceSpec:
     """
 
     name: str | None = attrs.field(default=None, metadata=doc("the piece's name (its first letter is drawn)"))
-    shape: list[str] | None = attrs.field(default=None, metadata=doc("the piece as ASCII rows: '#' a cell, '.' empty"))
-    cells: list[list[int]] | None = attrs.field(default=None, metadata=doc("the piece as a list of [x, y] cells"))
+    shape: list[str] | None = attrs.field(
+        default=None, metadata=doc("the piece as ASCII rows: '#' a cell, '.' empty", minItems=1, items=ROW)
+    )
+    cells: list[list[int]] | None = attrs.field(
+        default=None,
+        metadata=doc("the piece as a list of [x, y] cells", minItems=1, items={"minItems": 2, "maxItems": 2}),
+    )
     family: str | None = attrs.field(
         default=None, metadata=doc("a named family instead of a shape, e.g. 'pentominoes'")
     )
     n: int | None = attrs.field(default=None, metadata=doc("size parameter of a family such as 'n-ominoes'"))
     kind: Kind = attrs.field(default="free", metadata=doc("free (rotate and reflect), one-sided (rotate) or fixed"))
-    count: int | None = attrs.field(default=None, metadata=doc("exact number of copies of each piece"))
-    min: int | None = attrs.field(default=None, metadata=doc("least number of copies"))
-    max: int | None = attrs.field(default=None, metadata=doc("most number of copies"))
+    count: int | None = attrs.field(default=None, metadata=doc("exact number of copies of each piece", minimum=0))
+    min: int | None = attrs.field(default=None, metadata=doc("least number of copies", minimum=0))
+    max: int | None = attrs.field(default=None, metadata=doc("most number of copies", minimum=0))
     unlimited: bool = attrs.field(default=False, metadata=doc("any number of copies, none included"))
 
     # In a notebook: the piece, or every piece of the family, side by side.
     def _repr_svg_(self) -> str | None:
         return notebook.svg_of(self._shelf())
 
-    def _repr_html_(self) -> str:
+    def _repr_html_(self) -> str | None:
         return notebook.html_of(self._shelf())
 
     def _shelf(self) -> Result:
@@ -87,18 +101,25 @@ class SolveSpec:
             "a problem kind's own backend when its builder names one (fence for enclosures)"
         ),
     )
-    time_limit: float | None = attrs.field(default=None, metadata=doc("seconds before giving up (whole run)"))
-    workers: int | None = attrs.field(default=None, metadata=doc("solver threads per solve (backend default if unset)"))
-    seed: int | None = attrs.field(default=None, metadata=doc("random seed for the backend"))
+    time_limit: float | None = attrs.field(
+        default=None, metadata=doc("seconds before giving up (whole run)", exclusiveMinimum=0)
+    )
+    workers: int | None = attrs.field(
+        default=None, metadata=doc("solver threads per solve (backend default if unset)", minimum=1)
+    )
+    seed: int | None = attrs.field(
+        default=None, metadata=doc("random seed for the backend", minimum=0, maximum=2**31 - 1)
+    )
     distinct: bool = attrs.field(default=False, metadata=doc("also count tilings up to the region's symmetry"))
     keep: int | None = attrs.field(
-        default=None, metadata=doc("solutions kept in the result (default: all in mode all, one otherwise)")
+        default=None, metadata=doc("solutions kept in the result (default: all in mode all, one otherwise)", minimum=0)
     )
     jobs: int | None = attrs.field(
         default=None,
         metadata=doc(
             "parts of a split, or routes of a race, solved at once (default: the usable cores with "
-            "backend auto, else 1)"
+            "backend auto, else 1)",
+            minimum=1,
         ),
     )
     executor: str = attrs.field(
@@ -123,7 +144,9 @@ class Pipeline:
 
     problem: str = attrs.field(default="tiling", metadata=doc("the problem kind: a model builder plugin's name"))
     region: RegionSpec | None = attrs.field(default=None, metadata=doc("the region to tile"))
-    pieces: list[PieceSpec] = attrs.field(factory=list, metadata=doc("the pieces, one table each ([[pieces]])"))
+    pieces: list[PieceSpec] = attrs.field(
+        factory=list, metadata=doc("the pieces, one table each ([[pieces]])", minItems=1)
+    )
     solve: SolveSpec = attrs.field(factory=SolveSpec, metadata=doc("how to solve"))
     split: SplitSpec | None = attrs.field(default=None, metadata=doc("an optional decomposition"))
     options: dict[str, dict] = attrs.field(

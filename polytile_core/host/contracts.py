@@ -4,13 +4,14 @@ The hook specs (``hookspecs.py``) name these types, so a plugin author and a typ
 checker see the same contract.  A backend plugin registers a factory; the factory
 returns an object with ``solve``, which reports each solution as it is found through
 ``on_solution`` (so enumeration streams) and returns a ``BackendResult``.  It must
-return soon after ``stop`` is set.
+return soon after ``stop`` is set.  While it searches it may call ``report_progress``.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import contextvars
 import itertools
 import threading
 from collections.abc import Callable, Iterator
@@ -32,6 +33,33 @@ Work = Literal["search", "table"]
 
 # Called with the sorted decision variables that are 1 (and the objective value, if any).
 OnSolution = Callable[[list[int]], None]
+
+# Where report_progress goes in this thread: the run's state, set by the run's own thread.
+_progress_listener: contextvars.ContextVar[Callable[..., None] | None] = contextvars.ContextVar(
+    "polytile_progress_listener", default=None
+)
+
+
+def report_progress(*, best: float | None = None, bound: float | None = None, stage: str | None = None) -> None:
+    """A backend says how far it is while it searches: the best objective found, the
+    bound proved so far, or a stage of its own (``"computing the bound"``).  The run that
+    called it shows this on its progress line; called outside a run, it goes nowhere."""
+    progress_reporter()(best=best, bound=bound, stage=stage)
+
+
+def progress_reporter() -> Callable[..., None]:
+    """``report_progress`` for this thread's run, to call from other threads (a solver's
+    callback thread, which has no run of its own): take it where ``solve`` is called."""
+    return _progress_listener.get() or _nowhere
+
+
+def _nowhere(**report: object) -> None:
+    """Where progress goes outside a run."""
+
+
+def listen_to_progress(listener: Callable[..., None]) -> None:
+    """Send this thread's ``report_progress`` calls to ``listener`` (a run's state)."""
+    _progress_listener.set(listener)
 
 
 @attrs.frozen

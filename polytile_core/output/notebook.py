@@ -2,9 +2,10 @@
 
 Jupyter asks an object for ``_repr_svg_`` / ``_repr_html_``.  The picture comes from
 whichever plugin registers the ``svg`` render format (the render plugin), found through
-the plugin host like any other renderer; without one, the ASCII picture is shown.  The
-host sits above this room, so it hands down the lookup (``use_svg_renderer``) when it
-is imported, as it is by every way of making a Result.
+the plugin host like any other renderer; without one, the ASCII picture is shown as
+HTML.  Only one of the two is given, so a saved notebook holds each picture once (with
+the short text repr beside it).  The host sits above this room, so it hands down the
+lookup (``use_svg_renderer``) when it is imported, as it is by every way of making a Result.
 """
 
 from __future__ import annotations
@@ -64,24 +65,12 @@ def text_of(result: Result, limit: int = GALLERY_LIMIT) -> str:
     return "\n\n".join(pictures)
 
 
-def html_of(result: Result, caption: str = "", **options) -> str:
-    """The picture (SVG, else ASCII) with an optional caption below, as HTML."""
-    svg = svg_of(result, **options)
-    picture = (
-        svg if svg is not None else f"<pre>{html.escape(text_of(result, options.get('limit', GALLERY_LIMIT)))}</pre>"
-    )
-    return picture + (f"<p>{html.escape(caption)}</p>" if caption else "")
-
-
-def caption_of(result: Result) -> str:
-    """One line: status, count, objective, time (what ``polytile solve`` prints first)."""
-    words = [f"{result.termination.value}, {result.found.value.replace('_', ' ')} ({result.backend})"]
-    if result.count is not None:
-        words.append(f"{result.count:,} solution{'s' if result.count != 1 else ''}")
-    if result.objective is not None:
-        words.append(f"objective {result.objective}")
-    words.append(f"{result.seconds:.2f} s")
-    return " · ".join(words)
+def html_of(result: Result, **options) -> str | None:
+    """The ASCII picture as HTML when there is no svg renderer; None when there is one
+    (the SVG is the picture then, and a notebook should not store it twice)."""
+    if _find_svg_renderer() is not None:
+        return None
+    return f"<pre>{html.escape(text_of(result, options.get('limit', GALLERY_LIMIT)))}</pre>"
 
 
 def solutions_result(solutions: Sequence[Solution], region: Iterable[tuple[int, int]] = ()) -> Result:
@@ -124,7 +113,7 @@ class Gallery:
     def _repr_svg_(self) -> str | None:
         return svg_of(self.result, **self._options())
 
-    def _repr_html_(self) -> str:
+    def _repr_html_(self) -> str | None:
         return html_of(self.result, **self._options())
 
     def __repr__(self) -> str:
@@ -137,4 +126,4 @@ def gallery(solutions: Result | Sequence[Solution], *, limit: int = GALLERY_LIMI
     return Gallery(result, limit, columns)
 
 
-draw_with(svg=svg_of, html=html_of, caption=caption_of)
+draw_with(svg=svg_of, html=html_of)

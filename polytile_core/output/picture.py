@@ -1,24 +1,30 @@
 """ASCII pictures of solutions: one letter per piece, '.' for a region cell left empty
-and ' ' outside the region."""
+and ' ' outside the region; an enclosure's fence and interior ('+') without the empty
+board around them."""
 
 from __future__ import annotations
 
 import string
+from typing import TYPE_CHECKING
 
-from polytile_core.output.results import Solution
+if TYPE_CHECKING:  # results.py draws its repr with this module: no import cycle at run time
+    from polytile_core.output.results import Solution
 
 _SPARE_LETTERS = string.ascii_uppercase + string.ascii_lowercase + string.digits
 
 
 def ascii_picture(solution: Solution, region_cells=()) -> str:
     """Each placed piece drawn with a letter: its name's first letter when that keeps
-    neighbouring pieces apart, otherwise a spare letter."""
+    neighbouring pieces apart, otherwise a spare letter that is no piece's initial here
+    (so an F in the picture is always an F piece)."""
     letters: dict[tuple[int, int], str] = {}
     owner: dict[tuple[int, int], int] = {}
     for index, placed in enumerate(solution.placements):
         for x, y in placed.cells:
             owner[(x, y)] = index
     chosen: dict[int, str] = {}
+    initials = {placed.piece[:1] for placed in solution.placements}
+    spare = [letter for letter in _SPARE_LETTERS if letter not in initials]
     for index, placed in enumerate(solution.placements):
         taken = set()
         for x, y in placed.cells:
@@ -27,12 +33,13 @@ def ascii_picture(solution: Solution, region_cells=()) -> str:
                 if other is not None and other != index and other in chosen:
                     taken.add(chosen[other])
         preferred = placed.piece[:1] or "?"
-        candidates = [preferred] + [c for c in _SPARE_LETTERS if c != preferred]
+        candidates = [preferred] + spare
         chosen[index] = next((c for c in candidates if c not in taken), "?")
     for cell, index in owner.items():
         letters[cell] = chosen[index]
     interior = set(map(tuple, solution.interior or ()))
-    cells = set(letters) | {tuple(c) for c in region_cells} | interior
+    # An enclosure's board is far larger than its fence: draw the fence and what it encloses.
+    cells = set(letters) | interior if interior else set(letters) | {tuple(c) for c in region_cells}
     if not cells:
         return ""
     min_x = min(x for x, _ in cells)

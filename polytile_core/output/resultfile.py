@@ -28,7 +28,7 @@ import tomli_w
 
 from polytile_core.convert import CONVERTER, structure
 from polytile_core.errors import InputError
-from polytile_core.output.results import PlacedPiece, Result, Solution
+from polytile_core.output.results import PlacedPiece, Result, Solution, save_with
 
 
 @attrs.frozen
@@ -198,7 +198,14 @@ def write_atomically(path: Path, text: str | bytes, *, replace: bool = False) ->
 
 
 def write_result(result: Result, path: str | Path, *, replace: bool = False) -> None:
+    """A result file of any format (``Result.save``): JSON, TOML or JSON Lines by the extension."""
     path = Path(path)
+    if path.suffix == ".jsonl":
+        lines = ResultLines(path, header_of_result(result), replace=replace)
+        for solution in result.solutions:
+            lines.add(solution)
+        lines.finish(result)
+        return
     fmt = "toml" if path.suffix == ".toml" else "json"
     write_atomically(path, result_text(result, fmt), replace=replace)
 
@@ -241,7 +248,11 @@ class RunHeader:
     """The first line of a .jsonl result file: the run's settings."""
 
     line: Literal["header"] = attrs.field(metadata={"description": "marks the header line"})
-    problem: str = attrs.field(metadata={"description": "the problem kind (tiling, enclose, ...)"})
+    problem: str | None = attrs.field(
+        metadata={
+            "description": "the problem kind (tiling, enclose, ...); null if saved from a Result that does not say"
+        }
+    )
     mode: str = attrs.field(metadata={"description": "one, all or count (or optimize for enclosures)"})
     backend: str = attrs.field(metadata={"description": "the backend plugin"})
     pieces: tuple[str, ...] = attrs.field(metadata={"description": "the pieces' names"})
@@ -249,6 +260,21 @@ class RunHeader:
     distinct: bool = attrs.field(default=False, metadata={"description": "counted up to the region's symmetry too"})
     split: str | None = attrs.field(default=None, metadata={"description": "the split method, if any"})
     jobs: int = attrs.field(default=1, metadata={"description": "parts of a split solved at once"})
+
+
+def header_of_result(result: Result) -> RunHeader:
+    """The header a finished Result can give: what it says of its run (a run writing its
+    own .jsonl file knows more, see ``polytile solve``)."""
+    route = result.details.get("route")
+    return RunHeader(
+        line="header",
+        problem="tiling" if result.mode in ("one", "all", "count") else None,  # only tilings list and count
+        mode=result.mode,
+        backend=result.backend,
+        pieces=tuple(dict.fromkeys(placed.piece for solution in result.solutions for placed in solution.placements)),
+        distinct=result.distinct_count is not None,
+        split=route.get("split") if isinstance(route, dict) else None,
+    )
 
 
 # Placed pieces whose text a .jsonl writer keeps (then it starts again).
@@ -359,3 +385,6 @@ def read_result_lines(path: str | Path, *, keep: int | None = None) -> Result:
     if written != seen:
         raise InputError(f"the closing line says {written} solutions, the file holds {seen}", source=source)
     return attrs.evolve(result_from_data(closing, source=source), solutions=tuple(solutions))
+
+
+save_with(write_result)

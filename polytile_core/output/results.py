@@ -9,9 +9,15 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import attrs
+
+from polytile_core.output.picture import ascii_picture
+
+# The longest first-solution picture a Result's repr shows (a 60×64 tiling is not shown).
+REPR_PICTURE = 1500
 
 
 class Termination(str, enum.Enum):
@@ -50,7 +56,7 @@ class Solution:
         default=None, metadata={"description": "key of the split part that found it (split runs only)"}
     )
 
-    # In a notebook: the picture (see _drawing below).
+    # In a notebook: the picture (see _drawing below), or the ASCII one without an svg renderer.
     def _repr_svg_(self) -> str | None:
         return _drawing["svg"](_drawn(self)) if _drawing else None
 
@@ -104,12 +110,43 @@ class Result:
         },
     )
 
-    # In a notebook: the picture (a gallery of at most 12 solutions) and a status line.
+    # In a notebook: the picture (a gallery of at most 12 solutions); the status is in the repr.
     def _repr_svg_(self) -> str | None:
         return _drawing["svg"](self) if _drawing else None
 
     def _repr_html_(self) -> str | None:
-        return _drawing["html"](self, _drawing["caption"](self)) if _drawing else None
+        return _drawing["html"](self) if _drawing else None
+
+    def __repr__(self) -> str:
+        """Short at any size: the status, the counts, the first solution and how many more."""
+        lines = [f"Result: {self.caption()}"]
+        if self.message:
+            lines.append(self.message)
+        if self.solutions:
+            first = ascii_picture(self.solutions[0], self.region)
+            cells = sum(len(placed.cells) for placed in self.solutions[0].placements)
+            lines.append(first if len(first) <= REPR_PICTURE else f"(the first solution: {cells} cells, not drawn)")
+            if len(self.solutions) > 1:
+                lines.append(f"… and {len(self.solutions) - 1:,} more")
+        return "\n".join(lines)
+
+    def caption(self) -> str:
+        """One line: status, count, objective, time (what ``polytile solve`` prints first)."""
+        words = [f"{self.termination.value}, {self.found.value.replace('_', ' ')} ({self.backend})"]
+        if self.count is not None:
+            words.append(f"{self.count:,} solution{'s' if self.count != 1 else ''}")
+        if self.distinct_count is not None:
+            words.append(f"{self.distinct_count:,} up to symmetry")
+        if self.objective is not None:
+            bound = f", bound {self.bound:g}" if self.bound is not None else ""
+            words.append(f"objective {self.objective}{bound}")
+        words.append(f"{self.seconds:.2f} s")
+        return " · ".join(words)
+
+    def save(self, path: str | Path, *, replace: bool = False) -> None:
+        """Write the result file: .json, .toml or .jsonl by the extension (read it back
+        with ``api.read_result``); an existing file is kept unless ``replace``."""
+        _saving["write"](self, path, replace=replace)
 
     @property
     def gap(self) -> float | None:
@@ -119,13 +156,22 @@ class Result:
 
 
 # How results draw themselves in a notebook: ``polytile_core.output.notebook`` puts its
-# "svg", "html" and "caption" functions here when it is imported (the plugin host
+# "svg" and "html" functions here when it is imported (the plugin host
 # imports it, so every program that made a Result has them).  Empty: no pictures.
 _drawing: dict[str, Callable] = {}
 
 
 def draw_with(**functions: Callable) -> None:
     _drawing.update(functions)
+
+
+# How results save themselves: ``polytile_core.output.resultfile`` puts its writer here
+# when it is imported (``polytile_core/output/__init__.py`` imports it, so it always is).
+_saving: dict[str, Callable] = {}
+
+
+def save_with(write: Callable) -> None:
+    _saving["write"] = write
 
 
 def _drawn(solution: Solution) -> Result:

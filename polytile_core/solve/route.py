@@ -15,6 +15,8 @@ adds its own rank for the mode to its backend's.
 
 from __future__ import annotations
 
+import logging
+
 import attrs
 
 from polytile_core.config.pipeline import Candidates, Plan
@@ -86,9 +88,19 @@ def _features_text(features: frozenset[str]) -> str:
     return ", ".join(sorted(features)) or "a plain exact cover"
 
 
+log = logging.getLogger("polytile")
+
+
 def choose(plan: Plan, features: frozenset[str], *, large_model: bool = False) -> Routing:
     """The routes for a plan whose backend is ``auto``, given its model's features (and
-    whether the model is slow to build, which narrows a race)."""
+    whether the model is slow to build, which narrows a race); logged on ``polytile``."""
+    routing = _routing(plan, features, large_model)
+    chosen = ", ".join(route.name for route in routing.routes)
+    log.info("auto chose %s%s: %s", "a race of " if routing.race else "", chosen, routing.routes[0].why)
+    return routing
+
+
+def _routing(plan: Plan, features: frozenset[str], large_model: bool) -> Routing:
     candidates = plan.candidates
     if candidates is None:
         raise ValueError("choose() is for plans whose backend is auto")

@@ -23,6 +23,7 @@ import attrs
 
 from polytile_core.config.pipeline import Plan
 from polytile_core.host.capabilities import AUTO, model_features
+from polytile_core.host.contracts import listen_to_progress
 from polytile_core.model.parts import SplitTooLarge
 from polytile_core.model.symmetry import placement_symmetries
 from polytile_core.model.zero_one import BuildStopped, Model, build_limits
@@ -71,6 +72,7 @@ def run(
     done = threading.Event()
 
     def work():
+        listen_to_progress(state.note)  # what the backend reports while it searches
         try:
             # The time limit and ``stop`` hold in the build and in what prepares the search
             # (symmetries, a split's parts), as the backend's own search holds them.

@@ -18,6 +18,7 @@ indices (``polytile_core.solve.parcels``), once the workers hold the model (``_S
 from __future__ import annotations
 
 import concurrent.futures
+import logging
 import os
 import socket
 import threading
@@ -36,6 +37,8 @@ from polytile_core.solve.collect import Collector, solution_of
 from polytile_core.solve.outcome import Outcome
 from polytile_core.solve.parcels import ModelNeeded, ModelParcel, forget, model_of
 from polytile_core.solve.state import RunState
+
+log = logging.getLogger("polytile")
 
 # Parts reports kept in a Result; a huge split keeps the first ones (and says so).
 MAX_REPORTS = 1000
@@ -291,6 +294,7 @@ def solve_split(plan: Plan, model: Model, collector: Collector, stop: threading.
     assert plan.split is not None and plan.backend is not None, "a split run has its split and backend"
     split = plan.split.provides.split(plan.tiling_problem(), model, plan.build, plan.split_options, jobs=plan.jobs)
     run_state.parts_total = split.total
+    log.info("split %s: %s parts on %d jobs", plan.split.name, "?" if split.total is None else split.total, plan.jobs)
     # Parts that are subtrees of one search are counted by search (SolveSettings.subtree).
     settings = attrs.evolve(plan.settings, subtree=plan.split.capabilities.subtrees)
     details: dict = {"split": plan.split.name, **{f"split_{key}": value for key, value in split.summary.items()}}
@@ -411,6 +415,7 @@ def _part_settings(settings: SolveSettings, deadline: float | None) -> SolveSett
 
 def _result(plan: Plan, state: _SplitRun, details: dict, timed_out: bool, all_done: bool) -> Outcome:
     mode = plan.settings.mode
+    log.info("split done: parts solved %d, removed before search %d", len(state.seconds), state.removed)
     details["parts_solved"] = len(state.seconds)
     details["parts_removed_before_search"] = state.removed
     if state.seconds:

@@ -133,9 +133,98 @@ def test_validate_reports_the_model_size(tmp_path, capsys):
     assert "ok — tiling" in capsys.readouterr().out
 
 
-def test_every_example_validates(capsys):
-    for example in sorted(EXAMPLES.rglob("*.toml")):
-        assert main(["validate", str(example)]) == 0, capsys.readouterr().err
+def test_every_example_validates_in_one_call(capsys):
+    examples = sorted(EXAMPLES.rglob("*.toml"))
+    assert main(["validate", *map(str, examples)]) == 0, capsys.readouterr().err
+    assert capsys.readouterr().out.count(": ok — ") == len(examples)
+
+
+def test_validate_reports_what_is_proved_without_search_and_goes_on_past_a_bad_file(tmp_path, capsys):
+    # Twelve pentominoes cover 60 cells, not 25; the one-sided tetrominoes' T has parity ±2
+    # on a 4×5 board of parity 0 while the other four have parity 0 (the classic argument).
+    by_area = write(tmp_path, '[region]\nwidth = 5\nheight = 5\n[[pieces]]\nfamily = "pentominoes"\n', "area.toml")
+    by_parity = write(tmp_path, '[region]\nwidth = 4\nheight = 5\n[[pieces]]\nfamily = "tetrominoes"\n', "parity.toml")
+    bad = write(tmp_path, GOOD.replace("width = 4", "width = 0"), "bad.toml")
+    assert main(["validate", str(by_area), str(bad), str(by_parity), str(write(tmp_path, GOOD))]) == 2
+    shown = capsys.readouterr()
+    assert "no tiling: impossible by area: the pieces cover at least 60 cells but the region has only 25" in shown.out
+    assert "(the region has 13 black and 12 white cells)" in shown.out
+    assert "no tiling: impossible by checkerboard colouring" in shown.out
+    assert "area: the pieces can cover the region's 8 cells (4 black and 4 white cells)" in shown.out
+    assert shown.err.count("\n") == 1 and f"{bad}: region" in shown.err
+
+
+def test_version(capsys):
+    from importlib.metadata import version
+
+    import polytile_core
+
+    with pytest.raises(SystemExit) as exit:
+        main(["--version"])
+    assert exit.value.code == 0
+    assert capsys.readouterr().out == f"polytile {version('polytile')}\n" == f"polytile {polytile_core.__version__}\n"
+
+
+def test_dash_means_stdout_for_every_command_that_writes_a_file(tmp_path, monkeypatch, capfd):
+    monkeypatch.chdir(tmp_path)
+    pipeline = write(tmp_path, GOOD)
+    assert main(["export", str(pipeline), "--format", "lp", "-o", "-"]) == 0
+    exported = capfd.readouterr().out
+    assert exported.startswith("\\ polytile model") and "wrote" not in exported
+    assert main(["solve", str(pipeline), "--mode", "all", "-q", "-o", "result.json"]) == 0
+    assert main(["render", "result.json", "-o", "-", "--format", "svg"]) == 0
+    drawn = capfd.readouterr().out
+    assert drawn.startswith("<svg") and drawn.count('class="piece"') == 16
+    assert main(["pieces", "4", "-o", "-", "--format", "svg"]) == 0
+    assert capfd.readouterr().out.count('class="piece"') == 5 * 4
+    assert main(["export", str(pipeline), "-o", "-"]) == 2
+    assert "--format" in capfd.readouterr().err
+    assert not (tmp_path / "-").exists()
+
+
+def test_pieces_draws_a_picture_file(tmp_path, capsys):
+    picture = tmp_path / "pentominoes.svg"
+    assert main(["pieces", "5", "-o", str(picture)]) == 0
+    svg = picture.read_text()
+    # The 12 free pentominoes (OEIS A000105), 5 cells each.
+    assert svg.count('class="piece"') == 60
+    assert main(["pieces", "5", "-o", str(picture)]) == 2  # never over a file without --force
+    assert "exists already" in capsys.readouterr().err
+
+
+def test_a_backend_named_on_the_command_line_is_reported_so(tmp_path, capsys):
+    pipeline = write(tmp_path, GOOD)
+    assert main(["solve", str(pipeline), "--backend", "cpsat"]) == 0
+    assert "route: cpsat (named on the command line)" in capsys.readouterr().out
+    named = write(tmp_path, GOOD + '[solve]\nbackend = "cpsat"\n', "named.toml")
+    assert main(["solve", str(named)]) == 0
+    assert "route: cpsat (named in the pipeline)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "expected"),
+    [
+        ("--backend", "cpsta", "--backend cpsta: no backend called 'cpsta' is installed"),
+        ("--executor", "pool", "--executor pool: no executor called 'pool' is installed"),
+        ("--jobs", "0", "--jobs 0: expected 1 or more, got 0"),
+        ("--time-limit", "-1", "--time-limit -1.0: expected a positive number of seconds"),
+    ],
+)
+def test_a_bad_option_is_blamed_not_the_pipeline_file(tmp_path, capsys, option, value, expected):
+    assert main(["solve", str(write(tmp_path, GOOD)), option, value]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith(f"polytile: error: {expected}") and "pipeline.toml" not in error
+
+
+def test_an_unknown_family_names_its_key(tmp_path, capsys):
+    path = write(tmp_path, '[region]\nwidth = 5\nheight = 1\n[[pieces]]\nfamily = "pentominos"\n')
+    assert main(["solve", str(path)]) == 2
+    assert f"{path}: pieces[0].family: no piece family called 'pentominos' is installed" in capsys.readouterr().err
+
+
+def test_with_the_core_alone_auto_says_to_install_a_backend(tmp_path, capsys):
+    assert main(["--no-autoload", "solve", str(write(tmp_path, GOOD))]) == 2
+    assert "solve.backend: no backend plugin is installed; install one" in capsys.readouterr().err
 
 
 def test_a_disconnected_region_is_allowed_and_reported(tmp_path, capsys):

@@ -10,13 +10,20 @@ import select
 import signal
 import subprocess
 import sys
+import threading
 import time
+from pathlib import Path
 
 import pytest
 
+from polytile_core import api
 from polytile_core.cli.progress import ProgressLine, elapsed_text, progress_text
+from polytile_core.host.contracts import listen_to_progress, report_progress
 from polytile_core.output.resultfile import read_result
+from polytile_core.solve.run import run
 from polytile_core.solve.state import Progress
+
+EXAMPLES = Path(__file__).parents[2] / "examples"
 
 # 8×8 with dominoes has 12,988,816 tilings (OEIS A004003): listing them all takes far
 # longer than any test, so the run is still going when it is interrupted.
@@ -40,9 +47,51 @@ class Terminal(io.StringIO):
 
 def test_the_line_says_solutions_parts_and_time():
     assert progress_text(Progress(1, 0, None, 5.2)) == "1 solution | 0:05"
-    assert progress_text(Progress(12345, 3, 660, 125)) == "12,345 solutions | parts 3/660 | 2:05"
+    # 3 parts in 125 s: the other 657 at that pace take about 7 hours 36 minutes.
+    assert progress_text(Progress(12345, 3, 660, 125)) == "12,345 solutions | parts 3/660, ~7:36:15 left | 2:05"
+    assert progress_text(Progress(12, 660, 660, 125)) == "12 solutions | parts 660/660 | 2:05"
     assert progress_text(Progress(0, 7, None, 3)) == "0 solutions | parts 7 done | 0:03"
     assert elapsed_text(3 * 3600 + 62) == "3:01:02"
+
+
+def test_an_optimisation_shows_its_best_its_bound_and_the_gap_not_solutions():
+    assert progress_text(Progress(0, 0, None, 12, best=126, bound=128)) == "best 126 | bound 128, gap 1.6% | 0:12"
+    assert progress_text(Progress(0, 0, None, 5, stage="computing the bound")) == "computing the bound | 0:05"
+    assert progress_text(Progress(0, 0, None, 5, bound=130)) == "bound 130 | 0:05"
+
+
+def test_the_enclosure_run_reports_its_best_area_and_bound_to_the_progress_line():
+    # The 5 free tetrominoes fence in at most 9 cells (../shared/oracles.md).
+    seen: list[Progress] = []
+    plan = api.load(EXAMPLES / "enclosure-tetrominoes.toml")
+    result = run(plan, on_progress=seen.append)
+    assert result.objective == 9
+    assert (seen[-1].best, seen[-1].bound) == (9, 9)
+    assert "best 9 | bound 9, gap 0.0%" in progress_text(seen[-1])
+
+
+def test_cp_sat_reports_each_better_fence_from_its_own_threads(tmp_path):
+    pipeline = tmp_path / "enclose.toml"
+    pipeline.write_text('problem = "enclose"\n[[pieces]]\nfamily = "tetrominoes"\n[solve]\nbackend = "cpsat"\n')
+    seen: list[Progress] = []
+    result = run(api.load(pipeline, time_limit=2), on_progress=seen.append)
+    assert result.objective is not None, "CP-SAT found no fence in 2 s"
+    assert seen[-1].best == result.objective and seen[-1].bound >= result.objective
+
+
+def test_backends_report_only_to_the_run_of_their_own_thread():
+    heard: list[dict] = []
+    report_progress(best=1)  # no run listening: goes nowhere
+
+    def backend_thread():
+        listen_to_progress(lambda **report: heard.append(report))
+        report_progress(best=5, bound=8)
+
+    worker = threading.Thread(target=backend_thread)
+    worker.start()
+    worker.join()
+    report_progress(best=2)
+    assert heard == [{"best": 5, "bound": 8, "stage": None}]
 
 
 def test_the_line_is_rewritten_in_place_and_wiped_at_the_end():

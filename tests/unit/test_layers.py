@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 CORE = Path(__file__).resolve().parents[2] / "polytile_core"
-# Lowest first.  The ground floor (errors, the converter, the hookimpl marker) is for all.
+# Lowest first.  The ground floor (errors, the converter, the hookimpl marker, the version) is for all.
 LAYERS = ["", "model", "output", "host", "config", "solve", "api", "testing", "cli"]
-GROUND = {"", "errors", "convert", "hookimpl"}
+GROUND = {"", "errors", "convert", "hookimpl", "__version__"}
 
 
 def room(module: str) -> str:

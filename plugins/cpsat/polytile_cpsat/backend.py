@@ -9,7 +9,7 @@ import time
 from ortools.sat.python import cp_model
 
 from polytile_core.errors import InputError
-from polytile_core.host.contracts import BackendResult, SolveSettings, relay_stop
+from polytile_core.host.contracts import BackendResult, SolveSettings, progress_reporter, relay_stop
 from polytile_core.model.zero_one import Model
 from polytile_core.output.results import Found, Termination
 from polytile_cpsat import CpsatOptions
@@ -21,8 +21,10 @@ _COUNTING_PARAMETERS: dict[str, bool | int] = {"num_workers": 1, "keep_all_feasi
 
 
 class _Callback(cp_model.CpSolverSolutionCallback):
-    def __init__(self, decision, on_solution, stop: threading.Event, stop_after_first: bool):
+    def __init__(self, decision, on_solution, stop: threading.Event, stop_after_first: bool, optimising: bool):
         super().__init__()
+        # Called from CP-SAT's own threads: the run's reporter is taken here, in the calling one.
+        self.report = progress_reporter() if optimising else None
         self.decision = decision
         self.on_solution = on_solution
         self.stop = stop
@@ -33,6 +35,8 @@ class _Callback(cp_model.CpSolverSolutionCallback):
         self.count += 1
         ones = [index for index, var in self.decision if self.BooleanValue(var)]
         self.on_solution(ones)
+        if self.report is not None:
+            self.report(best=self.ObjectiveValue(), bound=self.BestObjectiveBound(), stage=None)
         if self.stop.is_set() or self.stop_after_first:
             self.StopSearch()
 
@@ -113,6 +117,7 @@ class CpsatBackend:
             on_solution,
             stop,
             stop_after_first=settings.mode == "one" and model.objective is None,
+            optimising=model.objective is not None,
         )
         with relay_stop(stop, solver.StopSearch):
             status = solver.Solve(cp, callback)

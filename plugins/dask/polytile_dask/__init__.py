@@ -47,7 +47,7 @@ class DaskOptions:
         ),
     )
     connect_timeout: float = attrs.field(default=10.0, metadata=doc("seconds to wait for the scheduler (and its file)"))
-    threads_per_worker: int = attrs.field(default=1, metadata=doc("threads per worker of a local cluster"))
+    threads_per_worker: int = attrs.field(default=1, metadata=doc("threads per worker of a local cluster", minimum=1))
 
 
 class DaskExecutor(concurrent.futures.Executor):

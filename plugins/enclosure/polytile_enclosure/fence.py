@@ -34,7 +34,7 @@ from concurrent.futures import ThreadPoolExecutor
 import attrs
 
 from polytile_core.errors import InputError
-from polytile_core.host.contracts import relay_stop
+from polytile_core.host.contracts import relay_stop, report_progress
 from polytile_core.model.geometry import Cell
 from polytile_core.model.problem import PieceType
 from polytile_enclosure._fence import Fence
@@ -311,6 +311,9 @@ class BoundarySearch:
                 left = 0.0 if deadline is None else max(deadline - time.perf_counter(), 1e-3)
                 return self.fence.dp(*job, left)
 
+            # The first table is the largest by far (each item halves the next one's), so a
+            # count of tables done would stand still: the stage is said once.
+            report_progress(stage="computing the bound (boundary tables)")
             for (first, start), closing in zip(firsts, pool.map(table, firsts), strict=True):
                 if closing is None:
                     return Outcome((), None, False, 0, 0, time.perf_counter() - started)
@@ -323,6 +326,7 @@ class BoundarySearch:
         size = checked = levels = 0
         level = candidates[0][0] // 2 if candidates else 0
         while level > 0 and (size < level or (every and size == level)):
+            report_progress(best=size, bound=level)
             levels += 1
             for value, first, start, t in candidates:
                 if value < 2 * level:
@@ -342,6 +346,7 @@ class BoundarySearch:
                         continue
                     if len(fenced.pocket) > size:
                         size, best = len(fenced.pocket), []
+                        report_progress(best=size, bound=level)
                     best.append(fenced)
                     if size >= level and not every:
                         return Outcome(tuple(best), size, True, levels, checked, seconds_dp)

@@ -73,7 +73,8 @@ class ExactCoverOptions:
         default=1_000_000,
         metadata={
             "description": "states the frontier table may hold in one layer (and the memo in all) before "
-            "counting falls back to search"
+            "counting falls back to search",
+            "json_schema": {"minimum": 1},
         },
     )
     symmetry: Literal["search", "burnside"] = attrs.field(

@@ -37,7 +37,8 @@ MAX_PIXELS = 100_000_000
 
 @attrs.frozen
 class Rect:
-    """A filled cell. ``kind`` is piece, interior or empty; ``piece`` indexes the solution's placements."""
+    """A filled cell. ``kind`` is piece, interior or empty; ``piece`` indexes the solution's
+    placements and ``name`` is that piece's name."""
 
     x: float
     y: float
@@ -46,6 +47,7 @@ class Rect:
     kind: str
     cell: Cell
     piece: int | None = None
+    name: str | None = None
 
 
 @attrs.frozen
@@ -125,18 +127,24 @@ class RenderOptions:
     """Options of the SVG and PNG renderers, from ``[options.render]`` (or the flags of
     ``polytile render``)."""
 
-    cell_size: int = attrs.field(default=24, validator=_between(4, 200), metadata=doc("pixels per cell (4 to 200)"))
+    cell_size: int = attrs.field(
+        default=24, validator=_between(4, 200), metadata=doc("pixels per cell (4 to 200)", minimum=4, maximum=200)
+    )
     checkerboard: bool = attrs.field(
         default=False, metadata=doc("shade the black cells (x + y even) of the checkerboard colouring")
     )
     grid: bool = attrs.field(default=True, metadata=doc("thin lines between the cells inside a piece"))
     columns: int = attrs.field(
-        default=4, validator=_between(1, 100), metadata=doc("pictures per row of a gallery (1 to 100)")
+        default=4,
+        validator=_between(1, 100),
+        metadata=doc("pictures per row of a gallery (1 to 100)", minimum=1, maximum=100),
     )
     limit: int = attrs.field(
         default=12,
         validator=_between(1, 10_000),
-        metadata=doc("most solutions drawn (1 to 10,000); a gallery says how many it left out"),
+        metadata=doc(
+            "most solutions drawn (1 to 10,000); a gallery says how many it left out", minimum=1, maximum=10_000
+        ),
     )
     captions: bool = attrs.field(
         default=True, metadata=doc("a caption under each picture of a gallery (number, split part, enclosed area)")
@@ -156,6 +164,7 @@ class _Picture:
     def __init__(self, solution: Solution | None, region: set[Cell], colours: list[str], caption: str):
         self.caption = caption
         self.owner: dict[Cell, int] = {}
+        self.names = [placed.piece for placed in solution.placements] if solution is not None else []
         if solution is not None:
             self.owner = {(x, y): i for i, placed in enumerate(solution.placements) for x, y in placed.cells}
         self.colours = colours
@@ -193,7 +202,10 @@ class _Picture:
                 if options.checkerboard and (x + y) % 2 == 0:
                     fill = mix(fill, "#000000", 0.25)
                 px, py = left + (x - self.min_x) * s, top + (y - self.min_y) * s
-                items.append(Rect(px, py, s, fill, kind, (x, y), label if kind == "piece" else None))
+                if kind == "piece":
+                    items.append(Rect(px, py, s, fill, kind, (x, y), label, self.names[label]))
+                else:
+                    items.append(Rect(px, py, s, fill, kind, (x, y)))
         # (horizontal, the row or column the edge lies on, (start, stop) along it)
         thin_lines: list[tuple[bool, int, tuple[int, int]]] = []
         thick_lines: list[tuple[bool, int, tuple[int, int]]] = []

@@ -12,7 +12,9 @@ from polytile_render.scene import BACKGROUND, TEXT, Line, Rect, Scene, Text
 
 def svg_text(scene: Scene) -> str:
     """The SVG document. Each cell is a ``<rect class="piece|interior|empty">`` with its
-    grid cell in ``data-cell``, so tools (and tests) can read the picture back."""
+    grid cell in ``data-cell``; a piece's cells carry its name in ``data-piece`` and a
+    ``<title>`` (a viewer shows it on hover), and which placement it is in
+    ``data-placement``, so tools (and tests) can read the picture back."""
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{scene.width}" height="{scene.height}" '
         f'viewBox="0 0 {scene.width} {scene.height}">',
@@ -20,11 +22,15 @@ def svg_text(scene: Scene) -> str:
     ]
     for item in scene.items:
         if isinstance(item, Rect):
-            piece = f' data-piece="{item.piece}"' if item.piece is not None else ""
-            out.append(
+            cell = (
                 f'<rect class="{item.kind}" x="{item.x:g}" y="{item.y:g}" width="{item.size:g}" '
-                f'height="{item.size:g}" fill="{item.fill}" data-cell="{item.cell[0]},{item.cell[1]}"{piece}/>'
+                f'height="{item.size:g}" fill="{item.fill}" data-cell="{item.cell[0]},{item.cell[1]}"'
             )
+            if item.name is None:
+                out.append(f"{cell}/>")
+            else:
+                name = escape(item.name, {'"': "&quot;"})
+                out.append(f'{cell} data-piece="{name}" data-placement="{item.piece}"><title>{name}</title></rect>')
         elif isinstance(item, Line):
             out.append(
                 f'<line x1="{item.x1:g}" y1="{item.y1:g}" x2="{item.x2:g}" y2="{item.y2:g}" '

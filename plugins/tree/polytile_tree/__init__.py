@@ -54,7 +54,8 @@ class TreeOptions:
         default=None,
         metadata=doc(
             f"parts to make: tens per worker, so a free worker always finds one (default {PARTS_PER_JOB} × --jobs, "
-            f"at most {MOST_PARTS:,})"
+            f"at most {MOST_PARTS:,})",
+            minimum=1,
         ),
     )
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from polytile_core.cli.stdout import is_stdout, write_stdout
 from polytile_core.config.pipeline import load_plan
 from polytile_core.errors import InputError
 from polytile_core.host.registry import Host
-from polytile_core.output.export import FORMATS, Format, export_model
+from polytile_core.model.zero_one import Model
+from polytile_core.output.export import FORMATS, Format, export_model, model_text
 
 
 def add(subparsers):
@@ -17,13 +19,18 @@ def add(subparsers):
     )
     command.add_argument("pipeline", help="the pipeline TOML file")
     command.add_argument("--format", choices=FORMATS, help="lp (CPLEX LP) or mps; default: from the file's extension")
-    command.add_argument("-o", "--output", metavar="FILE", required=True, help="the file to write")
+    command.add_argument("-o", "--output", metavar="FILE", required=True, help="the file to write; '-' = stdout")
     command.add_argument("--force", action="store_true", help="replace the output file if it exists")
     command.set_defaults(func=export)
 
 
 def export(arguments) -> int:
     host = Host(autoload=not arguments.no_autoload)
+    if is_stdout(arguments.output):
+        if arguments.format is None:
+            raise InputError("-o - (stdout) has no extension to tell the format; pass --format lp or mps")
+        write_stdout(model_text(build_model(arguments.pipeline, host), arguments.format))
+        return 0
     path = export_pipeline(arguments.pipeline, arguments.output, arguments.format, replace=arguments.force, host=host)
     print(f"wrote {path}")
     return 0
@@ -38,9 +45,12 @@ def export_pipeline(
     host: Host | None = None,
 ) -> Path:
     """Build the (unsplit) model of a pipeline file and write it as LP or MPS."""
-    plan = load_plan(pipeline, host or Host())
+    return export_model(build_model(pipeline, host or Host()), path, fmt, replace=replace)
+
+
+def build_model(pipeline: str | Path, host: Host) -> Model:
+    plan = load_plan(pipeline, host)
     try:
-        model = plan.build()
+        return plan.build()
     except InputError as exc:
         raise exc.with_source(str(pipeline)) from None
-    return export_model(model, path, fmt, replace=replace)

@@ -1,4 +1,5 @@
-"""``polytile pieces N``: how many n-ominoes there are, and what they look like.
+"""``polytile pieces N``: how many n-ominoes there are, and what they look like (as text,
+or with ``-o`` as a picture file).
 
 The pieces come from the installed ``n-ominoes`` family (the ``polytile-generate``
 plugin).  A family may offer ``count(n, kind)`` besides ``make``; ``--count-only``
@@ -8,11 +9,15 @@ uses it so large n are counted without building every shape.
 from __future__ import annotations
 
 import shutil
+import sys
 from collections.abc import Iterator
 
+from polytile_core.cli.commands.render import prepare_renderer
+from polytile_core.cli.stdout import is_stdout
 from polytile_core.errors import InputError
 from polytile_core.host.registry import Host
 from polytile_core.model.geometry import rows_from_cells
+from polytile_core.output.notebook import shelf_solution, solutions_result
 
 FAMILY = "n-ominoes"
 GAP = 3
@@ -25,6 +30,11 @@ def add(subparsers):
         "--kind", choices=("free", "one-sided", "fixed"), default="free", help="which orientations count as one piece"
     )
     command.add_argument("--count-only", action="store_true", help="print the count, draw nothing (for large N)")
+    command.add_argument(
+        "-o", "--output", metavar="FILE", help="also draw the pieces as a picture: .svg, .png or .txt; '-' = stdout"
+    )
+    command.add_argument("--format", help="the picture's render format (default: the extension)")
+    command.add_argument("--force", action="store_true", help="replace the picture if it exists")
     command.set_defaults(func=show_pieces)
 
 
@@ -37,7 +47,11 @@ def _size(text: str) -> int:
 
 def show_pieces(arguments) -> int:
     n = _size(arguments.n)
-    make = Host(autoload=not arguments.no_autoload).get("families", FAMILY).provides
+    host = Host(autoload=not arguments.no_autoload)
+    make = host.get("families", FAMILY).provides
+    picture = None
+    if arguments.output:  # checked before the pieces are made
+        picture = prepare_renderer(host, arguments.output, force=arguments.force, fmt=arguments.format)
     try:
         if arguments.count_only:
             print(make.count(n, arguments.kind) if hasattr(make, "count") else len(make(n=n, kind=arguments.kind)))
@@ -45,7 +59,13 @@ def show_pieces(arguments) -> int:
         pieces = make(n=n, kind=arguments.kind)
     except ValueError as exc:
         raise InputError(str(exc), path="N") from None
-    print(f"{len(pieces)} {arguments.kind} {n}-omino{'es' * (len(pieces) != 1)}")
+    report = sys.stderr if is_stdout(arguments.output) else sys.stdout
+    print(f"{len(pieces)} {arguments.kind} {n}-omino{'es' * (len(pieces) != 1)}", file=report)
+    if picture is not None:
+        picture.draw(solutions_result([shelf_solution(pieces)]))
+        if not is_stdout(arguments.output):
+            print(f"drawn in {arguments.output}")
+        return 0
     for line in drawing(pieces, shutil.get_terminal_size().columns):
         print(line)
     return 0

@@ -8,11 +8,13 @@ solving when ``polytile solve --render`` uses the same checks.
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 import attrs
 
+from polytile_core.cli.stdout import is_stdout, write_stdout
 from polytile_core.convert import structure
 from polytile_core.errors import InputError
 from polytile_core.host.registry import Host
@@ -26,9 +28,13 @@ OPTION_FLAGS = ("cell_size", "checkerboard", "columns", "limit")
 
 def add(subparsers):
     command = subparsers.add_parser("render", help="draw a result file as a picture (svg, png, txt)")
-    command.add_argument("result", help="a result file written by `polytile solve -o` (.json or .toml)")
+    command.add_argument("result", help="a result file written by `polytile solve -o` (.json, .toml or .jsonl)")
     command.add_argument(
-        "-o", "--output", required=True, metavar="FILE", help="the picture; its extension picks the format"
+        "-o",
+        "--output",
+        required=True,
+        metavar="FILE",
+        help="the picture; its extension picks the format; '-' = stdout",
     )
     command.add_argument("--format", help="the render format (default: the extension; see `polytile plugins`)")
     command.add_argument("--force", action="store_true", help="replace the picture if it exists")
@@ -83,6 +89,8 @@ def prepare_renderer(
         options = None
     else:
         options = structure(table or {}, registration.options, path=option_path)
+    if is_stdout(path):
+        return Drawing(_to_stdout(registration.provides, options, fmt), getattr(options, "limit", None))
     refuse_existing(picture, replace=force)
     if not picture.absolute().parent.is_dir():
         raise InputError("no such directory", source=str(picture.parent))
@@ -98,6 +106,18 @@ def prepare_renderer(
             raise
 
     return Drawing(draw, getattr(options, "limit", None))
+
+
+def _to_stdout(draw_file: Callable, options, fmt: str) -> Callable[[Result], None]:
+    """Draw into a temporary file (renderers write files), then copy it to stdout."""
+
+    def draw(result: Result) -> None:
+        with tempfile.TemporaryDirectory() as folder:
+            picture = Path(folder) / f"picture.{fmt}"
+            draw_file(result, picture, options)
+            write_stdout(picture.read_bytes())
+
+    return draw
 
 
 def render(arguments) -> int:
