@@ -158,14 +158,15 @@ class Decomposer(Protocol):
     ) -> Split: ...
 
 
-LargeStatus = Literal["found", "time_limit", "interrupted", "gave_up"]
+LargeStatus = Literal["found", "infeasible", "time_limit", "interrupted", "gave_up"]
 
 
 @attrs.frozen
 class LargeTiling:
     """What a large-region tiler reports: ``found`` with the placements (piece name and
-    cells) of one tiling it has checked cell by cell, or why it has none.  A tiler never
-    says there is no tiling (its search is not exhaustive); ``gave_up`` is "unknown"."""
+    cells) of one tiling it has checked cell by cell, or why it has none.  Its search is
+    not exhaustive, so ``infeasible`` comes only with a proof by counting in ``message``
+    (areas, colours); ``gave_up`` means "unknown", never "no tiling"."""
 
     status: LargeStatus
     placements: tuple[tuple[str, Cells], ...] = ()
