@@ -14,7 +14,7 @@ import threading
 import numpy as np
 from scipy import ndimage
 
-from polytile_bands.sweep import Sweep
+from polytile_bands.sweep import Grid, Sweep
 from polytile_core import hookimpl
 from polytile_core.host.contracts import LargeTiling, Mode
 from polytile_core.model.problem import TilingProblem
@@ -25,29 +25,25 @@ from polytile_core.model.problem import TilingProblem
 LARGE_REGION_CELLS = 400
 
 
-def impossibility(problem: TilingProblem) -> str | None:
+def impossibility(problem: TilingProblem, grid: Grid | None = None) -> str | None:
     """A proof by counting that no tiling exists, or None: the pieces' areas cannot add up
     to the region's, or some connected part of the region has a number of cells that is
     no multiple of what every usable piece covers (their areas' greatest common divisor)."""
     reason = problem.area_problem()
     if reason:
         return reason
-    pieces, cells = problem.pieces, list(problem.region.cells)
-    step = math.gcd(*(piece.area for piece in pieces if piece.maximum != 0))
+    step = math.gcd(*(piece.area for piece in problem.pieces if piece.maximum != 0))
     if step <= 1:
         return None
-    coordinates = np.array(cells, dtype=np.int64).reshape(-1, 2)
-    left, top = coordinates.min(axis=0)
-    grid = np.zeros(tuple(coordinates.max(axis=0)[::-1] - (top, left) + 1), dtype=bool)
-    grid[coordinates[:, 1] - top, coordinates[:, 0] - left] = True
-    labels, count = ndimage.label(grid)  # edge-connected parts
+    grid = grid or Grid.of(problem.region.cells)
+    labels, _ = ndimage.label(grid.inside)  # edge-connected parts
     sizes = np.bincount(labels.ravel())[1:]
     odd = np.nonzero(sizes % step)[0]
     if not len(odd):
         return None
     ys, xs = np.nonzero(labels == odd[0] + 1)
     return (
-        f"the part of the region around ({int(xs[0] + left)}, {int(ys[0] + top)}) has {int(sizes[odd[0]])} cells, "
+        f"the part of the region around ({int(xs[0]) + grid.left}, {int(ys[0]) + grid.top}) has {int(sizes[odd[0]])} cells, "
         f"but every piece covers a multiple of {step}"
     )
 
@@ -58,10 +54,11 @@ def tile_large(
     """One tiling of the region, checked cell by cell; or a proof by counting that there is
     none; or, when the sweep ends without one (``time_limit``, ``interrupted``,
     ``gave_up``), no answer either way.  ``deadline`` is a ``time.monotonic()`` time."""
-    reason = impossibility(problem)
+    grid = Grid.of(problem.region.cells)
+    reason = impossibility(problem, grid)
     if reason:
         return LargeTiling("infeasible", (), reason)
-    return Sweep(problem.region.cells, problem.pieces, seed=seed, stop=stop, deadline=deadline).run()
+    return Sweep(grid, problem.pieces, seed=seed, stop=stop, deadline=deadline).run()
 
 
 def not_served(problem: TilingProblem, mode: str) -> str | None:

@@ -27,10 +27,11 @@ before); the only proofs given are counting ones (``impossibility``).
 
 from __future__ import annotations
 
+import itertools
 import math
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Sequence
 
 import attrs
 import numpy as np
@@ -80,6 +81,24 @@ def shapes_of(pieces: Sequence[PieceType]) -> list[Shape]:
     return found
 
 
+@attrs.frozen
+class Grid:
+    """The region as a boolean grid of its bounding box, whose corner is (left, top)."""
+
+    inside: np.ndarray
+    left: int
+    top: int
+
+    @classmethod
+    def of(cls, cells: Collection[Cell]) -> Grid:
+        flat = np.fromiter(itertools.chain.from_iterable(cells), dtype=np.int64, count=2 * len(cells))
+        xs, ys = flat[0::2], flat[1::2]
+        left, top = int(xs.min()), int(ys.min())
+        inside = np.zeros((int(ys.max()) - top + 1, int(xs.max()) - left + 1), dtype=bool)
+        inside[ys - top, xs - left] = True
+        return cls(inside, left, top)
+
+
 class Stopped(Exception):
     """The deadline passed or the stop event was set."""
 
@@ -89,19 +108,15 @@ class Sweep:
 
     def __init__(
         self,
-        cells: Iterable[Cell],
+        grid: Grid,
         pieces: Sequence[PieceType],
         *,
         seed: int = 0,
         stop: threading.Event | None = None,
         deadline: float | None = None,
     ):
-        coordinates = np.array(list(cells), dtype=np.int64).reshape(-1, 2)
-        self.left, self.top = int(coordinates[:, 0].min()), int(coordinates[:, 1].min())
-        xs, ys = coordinates[:, 0] - self.left, coordinates[:, 1] - self.top
-        self.height, self.width = int(ys.max()) + 1, int(xs.max()) + 1
-        self.inside = np.zeros((self.height, self.width), dtype=bool)
-        self.inside[ys, xs] = True
+        self.inside, self.left, self.top = grid.inside, grid.left, grid.top
+        self.height, self.width = self.inside.shape
         self.area = int(self.inside.sum())
         # owner[y, x]: the index of the placement covering the cell, -1 while free.
         self.owner = np.full((self.height, self.width), -1, dtype=np.int32)
@@ -160,10 +175,18 @@ class Sweep:
             return False
         if not self.inside[r0:r1, c0:c1].all() or (self.owner[r0:r1, c0:c1] >= 0).any():
             return False
-        for y in range(r0, r1, block_height):
-            for x in range(c0, c1, block_width):
-                for shape_index, dx, dy in pattern:
-                    self._place(shape_index, x + dx, y + dy)
+        rows, columns = np.meshgrid(np.arange(r0, r1, block_height), np.arange(c0, c1, block_width), indexing="ij")
+        origin_y, origin_x = rows.ravel(), columns.ravel()
+        base, copies = len(self.placed_shape), len(pattern)
+        for k, (shape_index, dx, dy) in enumerate(pattern):
+            shape = self.shapes[shape_index]
+            number = base + k + copies * np.arange(len(origin_y))
+            for cell_x, cell_y in zip(shape.dx, shape.dy, strict=True):
+                self.owner[origin_y + dy + cell_y, origin_x + dx + cell_x] = number
+            self.used[shape.piece] += len(origin_y)
+        self.placed_shape.extend([shape_index for _ in origin_y for shape_index, _, _ in pattern])
+        self.placed_x.extend([int(x) + dx for x in origin_x for _, dx, _ in pattern])
+        self.placed_y.extend([int(y) + dy for y in origin_y for _, _, dy in pattern])
         self.counters["filled"] += 1
         return True
 
@@ -330,30 +353,40 @@ class Sweep:
         problem = self.recount()
         if problem:
             raise AssertionError(f"the sweep made a wrong tiling: {problem}")  # a bug, never an answer
-        placements = []
-        for shape_index, x, y in zip(self.placed_shape, self.placed_x, self.placed_y, strict=True):
-            shape = self.shapes[shape_index]
-            cells = tuple(
-                (int(dx) + x + self.left, int(dy) + y + self.top) for dx, dy in zip(shape.dx, shape.dy, strict=True)
+        placements: list[tuple[str, tuple[Cell, ...]]] = []
+        for shape_index, xs, ys in self._by_shape():
+            shape, name = self.shapes[shape_index], self.pieces[self.shapes[shape_index].piece].name
+            cell_xs = (xs[:, None] + shape.dx[None, :] + self.left).tolist()
+            cell_ys = (ys[:, None] + shape.dy[None, :] + self.top).tolist()
+            placements.extend(
+                (name, tuple(zip(row_x, row_y, strict=True))) for row_x, row_y in zip(cell_xs, cell_ys, strict=True)
             )
-            placements.append((self.pieces[shape.piece].name, cells))
         return LargeTiling("found", tuple(placements), message, details)
+
+    def _by_shape(self):
+        """(shape index, x's, y's) of the placements, grouped by shape."""
+        shapes = np.array(self.placed_shape, dtype=np.int64)
+        xs, ys = np.array(self.placed_x, dtype=np.int64), np.array(self.placed_y, dtype=np.int64)
+        for shape_index in np.unique(shapes).tolist():
+            chosen = shapes == shape_index
+            yield shape_index, xs[chosen], ys[chosen]
 
     def recount(self) -> str | None:
         """Check the placements cell by cell, from the list alone (not the owner grid the
         sweep kept): every cell of the region covered once, none outside, copies in bounds."""
-        covered = np.zeros(self.inside.shape, dtype=np.int32)
+        covered = np.zeros(self.inside.size, dtype=np.int64)
         copies = [0] * len(self.pieces)
-        for shape_index, x, y in zip(self.placed_shape, self.placed_x, self.placed_y, strict=True):
+        for shape_index, xs, ys in self._by_shape():
             shape = self.shapes[shape_index]
-            ys, xs = y + shape.dy, x + shape.dx
-            if ys.min() < 0 or xs.min() < 0 or ys.max() >= self.height or xs.max() >= self.width:
+            cell_xs, cell_ys = xs[:, None] + shape.dx[None, :], ys[:, None] + shape.dy[None, :]
+            if cell_xs.min() < 0 or cell_ys.min() < 0 or cell_xs.max() >= self.width or cell_ys.max() >= self.height:
                 return "a piece outside the region's bounding box"
-            covered[ys, xs] += 1
-            copies[shape.piece] += 1
-        if (covered[~self.inside] != 0).any():
+            covered += np.bincount((cell_ys * self.width + cell_xs).ravel(), minlength=self.inside.size)
+            copies[shape.piece] += len(xs)
+        inside = self.inside.ravel()
+        if (covered[~inside] != 0).any():
             return "a piece covers a cell outside the region"
-        if (covered[self.inside] != 1).any():
+        if (covered[inside] != 1).any():
             return "a cell of the region is covered twice or not at all"
         for piece, used in zip(self.pieces, copies, strict=True):
             if used < piece.minimum or (piece.maximum is not None and used > piece.maximum):
