@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Literal
 
 import attrs
-from polytile_checkerboard import VariantParts, part_key
+from polytile_checkerboard import VariantParts
 
 from polytile_colours.colouring import Colouring, Variant, coloured_variants
 from polytile_colours.equations import ColourCounts, TooMany
@@ -66,6 +66,12 @@ class ColoursOptions:
         metadata={"description": "order in which parts are made: balanced, lexicographic or random (seeded)"},
     )
     seed: int = attrs.field(default=0, metadata={"description": "seed of the random order"})
+
+
+def part_key(variants: list[Variant], counts: tuple[int, ...]) -> str:
+    """A stable name for a part: the variants it uses, with their counts (with k colours
+    most variants are unused; their zeros would make keys hundreds of names long)."""
+    return " ".join(f"{variant.name}={count}" for variant, count in zip(variants, counts, strict=True) if count)
 
 
 def _impossibility(colouring: Colouring, target: tuple[int, ...], equations: ColourCounts) -> str:
