@@ -48,6 +48,9 @@ from polytile_core.model.problem import PieceType
 WINDOW_NODES = 20_000
 # Columns (and rows) past a window that its search covers too, at least.
 LOOKAHEAD = 4
+# Failed windows after which a sweep with no deadline gives up (it would go back and
+# forth for ever on a region it cannot tile).
+MAX_FAILURES = 20_000
 # The largest block (cells) tried when looking for a rectangle the unlimited pieces tile.
 BLOCK_MAX_CELLS = 64
 # Sides of a window, at least: several pieces across, so that a window's search has room.
@@ -329,6 +332,8 @@ class Sweep:
                 self.counters["backtracks"] += back > 0
                 if back == 0 and failures[0] > 20:
                     return self._tiling("gave_up", started, "the first window has no cover")
+                if self.counters["failed"] > MAX_FAILURES:
+                    return self._tiling("gave_up", started, f"{MAX_FAILURES} windows failed")
         except Stopped:
             status = "interrupted" if self.stop.is_set() else "time_limit"
             return self._tiling(status, started, "stopped before the sweep ended")
