@@ -120,7 +120,6 @@ class Sweep:
     ):
         self.inside, self.left, self.top = grid.inside, grid.left, grid.top
         self.height, self.width = self.inside.shape
-        self.area = int(self.inside.sum())
         # owner[y, x]: the index of the placement covering the cell, -1 while free.
         self.owner = np.full((self.height, self.width), -1, dtype=np.int32)
         self.pieces = tuple(pieces)
@@ -225,6 +224,30 @@ class Sweep:
         item[secondary.T] = np.arange(n_primary + 1, n_items + 1)
         item = item.T
 
+        options, placed, groups = self._options(item, n_primary, core, r0, ec0, shuffle)
+        answer: list[list[int]] = []
+        left = 0.0 if self.deadline is None else max(self.deadline - time.monotonic(), 1e-6)
+        search = Search(n_items, options, groups, n_primary)
+        status, _ = search.run(answer.append, 1, left, WINDOW_NODES)
+        self.counters["searched_deeper" if deeper else "searched"] += 1
+        if status in ("interrupted", "time_limit"):
+            raise Stopped
+        if not answer:
+            return False
+        for option in answer[0]:
+            shape_index, x, y, touch = placed[option]
+            if touch:
+                self._place(shape_index, x, y)
+        return True
+
+    def _options(
+        self, item: np.ndarray, n_primary: int, core: np.ndarray, top: int, left: int, shuffle: bool
+    ) -> tuple[list, list[tuple[int, int, int, bool]], list[tuple[int, int]]]:
+        """The window's exact cover: every placement on free cells (``item`` > 0) that
+        covers a primary one, as (items, group memberships); where each one lies
+        (shape, x, y, whether it touches the window ``core``); and the groups (copies
+        still allowed of each piece with a maximum).  Pieces still short of their
+        minimum come first; ``shuffle``: otherwise in random order."""
         groups: list[tuple[int, int]] = []
         group_of: dict[int, int] = {}
         for index, piece in enumerate(self.pieces):
@@ -236,7 +259,7 @@ class Sweep:
         options: list[tuple[tuple[int, ...], tuple[tuple[int, int], ...]]] = []
         placed: list[tuple[int, int, int, bool]] = []  # shape, x, y, touches the window
         preferred: list[int] = []
-        rows, cols = free.shape
+        rows, cols = item.shape
         for shape_index, shape in enumerate(self.shapes):
             if shape.piece in group_of and groups[group_of[shape.piece]][1] <= 0:
                 continue
@@ -262,30 +285,14 @@ class Sweep:
                 if needed[shape.piece]:
                     preferred.append(len(options))
                 options.append((tuple(items), membership))
-                placed.append((shape_index, x + ec0, y + r0, touch))
+                placed.append((shape_index, x + left, y + top, touch))
         order = list(range(len(options)))
         if shuffle:
             order = self.rng.permutation(len(options)).tolist()
         if preferred:  # pieces still short of their minimum are tried first
             wanted = set(preferred)
             order = [k for k in order if k in wanted] + [k for k in order if k not in wanted]
-        options = [options[k] for k in order]
-        placed = [placed[k] for k in order]
-
-        answer: list[list[int]] = []
-        left = 0.0 if self.deadline is None else max(self.deadline - time.monotonic(), 1e-6)
-        search = Search(n_items, options, groups, n_primary)
-        status, _ = search.run(answer.append, 1, left, WINDOW_NODES)
-        self.counters["searched_deeper" if deeper else "searched"] += 1
-        if status in ("interrupted", "time_limit"):
-            raise Stopped
-        if not answer:
-            return False
-        for option in answer[0]:
-            shape_index, x, y, touch = placed[option]
-            if touch:
-                self._place(shape_index, x, y)
-        return True
+        return [options[k] for k in order], [placed[k] for k in order], groups
 
     def _window(self, r0: int, r1: int, c0: int, c1: int, retry: int) -> bool:
         """Cover one window: filled, else searched within its band, else deeper.  Searched
