@@ -152,6 +152,6 @@ def polytile_register_decomposers(register):
         options=ColoursOptions,
         help="k-colour split into independent subproblems (Garvie & Burkardt 2026; colours = 2 is the checkerboard)",
         # Its parts add a count row per variant.  Not raced by auto: its colour-count
-        # tables are bounded, but it has not been measured to win (docs/benchmarks/colours.md).
+        # tables are bounded, but it has not been measured to win (benchmarks/colours.py).
         capabilities=DecomposerCapabilities(part_features={"count rows"}),
     )
