@@ -110,7 +110,11 @@ def main() -> None:
                 [sys.executable, str(TOML2DLX), str(pipeline)], capture_output=True, text=True, check=True
             ).stdout
         )
-        knuth, one, two, counts, route = [], [], [], set(), ""
+        knuth: list[float] = []
+        one: list[float] = []
+        two: list[float] = []
+        counts: set[tuple[str, int | None]] = set()
+        route = ""
         for _ in range(arguments.repeat):
             seconds, count = dlx3_count(arguments.dlx3, problem, arguments.limit)
             if count is None:

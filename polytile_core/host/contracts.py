@@ -191,6 +191,35 @@ class Decomposer(Protocol):
     ) -> Split: ...
 
 
+LargeStatus = Literal["found", "infeasible", "time_limit", "interrupted", "gave_up"]
+
+
+@attrs.frozen
+class LargeTiling:
+    """What a large-region tiler reports: ``found`` with the placements (piece name and
+    cells) of one tiling it has checked cell by cell, or why it has none.  Its search is
+    not exhaustive, so ``infeasible`` comes only with a proof by counting in ``message``
+    (areas, colours); ``gave_up`` means "unknown", never "no tiling"."""
+
+    status: LargeStatus
+    placements: tuple[tuple[str, Cells], ...] = ()
+    message: str = ""
+    details: dict = attrs.Factory(dict)
+
+
+class Tiler(Protocol):
+    """Finds one tiling of a region too large for a whole model, part by part, without
+    a ``Model``.  ``applies`` says why it cannot serve a problem (``None``: it can);
+    ``tile`` must return soon after ``stop`` is set or ``deadline`` (``time.monotonic()``)
+    passes."""
+
+    def applies(self, problem: TilingProblem, mode: Mode, /) -> str | None: ...
+
+    def tile(
+        self, problem: TilingProblem, /, *, seed: int | None, stop: threading.Event, deadline: float | None
+    ) -> LargeTiling: ...
+
+
 class ExecutorFactory(Protocol):
     """Makes the executor that runs the parts of a split run on ``jobs`` workers."""
 

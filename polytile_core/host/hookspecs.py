@@ -24,6 +24,7 @@ from polytile_core.host.contracts import (
     Family,
     Register,
     Renderer,
+    Tiler,
 )
 
 hookspec = pluggy.HookspecMarker("polytile")
@@ -99,4 +100,16 @@ def polytile_register_executors(register: Register[ExecutorFactory]) -> None:
 
     ``register(name, factory, *, options=None, help)`` where ``factory(jobs, options)``
     returns a ``concurrent.futures.Executor`` usable as a context manager.
+    """
+
+
+@hookspec
+def polytile_register_tilers(register: Register[Tiler]) -> None:
+    """Register large-region tilers: mode ``one`` on regions too large for a whole model.
+
+    ``register(name, tiler, *, options=None, help)`` where ``tiler`` follows
+    ``polytile_core.host.contracts.Tiler``: ``applies(problem, mode)`` (``None`` when it
+    serves the problem, else why not) and ``tile(problem, *, seed, stop, deadline)`` ->
+    ``LargeTiling``.  Such a tiler builds no model, so its memory grows with the part it
+    works on, not with the region; ``backend = "auto"`` may call it before building one.
     """

@@ -6,9 +6,11 @@ a ``TilingProblem`` says it in cells, ready for a model builder or a decomposer.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import attrs
 
-from polytile_core.model.geometry import Cells, Kind, Region, orientations, placements
+from polytile_core.model.geometry import Cell, Cells, Kind, Region, normalise, orientations, placements
 
 
 @attrs.frozen
@@ -58,3 +60,36 @@ class TilingProblem:
         if not unlimited and most < area:
             return f"the pieces cover at most {most} cells but the region has {area}"
         return None
+
+    def tiling_errors(self, placements: Iterable[tuple[str, Cells]]) -> list[str]:
+        """What is wrong with a tiling given as (piece name, cells), cell by cell: a cell
+        outside the region or covered twice, a cell left bare, a shape that is no allowed
+        orientation of its piece, a number of copies out of bounds.  Empty: it is a tiling.
+        It uses no model, so it checks what a tiler without one reports."""
+        errors: list[str] = []
+        by_name = {piece.name: piece for piece in self.pieces}
+        shapes = {piece.name: set(piece.orientations()) for piece in self.pieces}
+        copies = dict.fromkeys(by_name, 0)
+        covered: set[Cell] = set()
+        for name, cells in placements:
+            if name not in by_name:
+                errors.append(f"a placement of {name!r}, which is no piece of the problem")
+                continue
+            copies[name] += 1
+            if normalise(cells) not in shapes[name]:
+                errors.append(f"{name} on {sorted(cells)} is no allowed orientation of {name}")
+            for cell in cells:
+                if cell not in self.region.cells:
+                    errors.append(f"{name} covers {cell}, outside the region")
+                elif cell in covered:
+                    errors.append(f"{cell} is covered twice")
+                covered.add(cell)
+            if len(errors) > 10:
+                return errors
+        bare = len(self.region.cells) - len(covered & self.region.cells)
+        if bare:
+            errors.append(f"{bare} cells of the region are not covered")
+        for name, piece in by_name.items():
+            if copies[name] < piece.minimum or (piece.maximum is not None and copies[name] > piece.maximum):
+                errors.append(f"{copies[name]} copies of {name}, allowed {piece.minimum}..{piece.maximum}")
+        return errors

@@ -68,3 +68,35 @@ def test_placements_stay_inside_the_region():
 def test_parity():
     assert parity(cells_from_rows([".#.", "###", ".#."])) in (3, -3)
     assert parity(Region.rectangle(10, 6).cells) == 0
+
+
+def test_tiling_errors_accepts_the_brute_force_tilings_and_names_each_fault():
+    """``TilingProblem.tiling_errors`` (the check of a tiling made without a model) passes
+    every tiling of an independent brute force, and finds a moved, a doubled, a missing and
+    a misshapen piece and a copy too many."""
+    from polytile_core.model.problem import PieceType, TilingProblem
+    from polytile_core.testing import tilings_brute_force
+
+    region = Region.from_rows(["####", "####", "###."])
+    pieces = (
+        PieceType("L", normalise(cells_from_rows(["###", "#.."])), "free", 0, None),
+        PieceType("I", normalise(cells_from_rows(["###"])), "free", 0, 1),
+    )
+    problem = TilingProblem(region, pieces)
+    tilings = [
+        sorted((name, tuple(sorted(cells))) for name, cells in tiling)
+        for tiling in tilings_brute_force(region.cells, pieces)
+    ]
+    assert tilings
+    for tiling in tilings:
+        assert problem.tiling_errors(tiling) == []
+    tiling = sorted(tilings[0], key=lambda placed: placed[0] != "L")  # an L first
+    name, cells = tiling[0]
+    assert any(
+        "outside" in error
+        for error in problem.tiling_errors([(name, tuple((x + 9, y) for x, y in cells))] + tiling[1:])
+    )
+    assert any("twice" in error for error in problem.tiling_errors(tiling + [tiling[0]]))
+    assert any("not covered" in error for error in problem.tiling_errors(tiling[1:]))
+    assert any("orientation" in error for error in problem.tiling_errors([("I", cells)] + tiling[1:]))
+    assert any("no piece" in error for error in problem.tiling_errors([("Q", cells)] + tiling[1:]))

@@ -10,7 +10,8 @@ the subproblems.  No solution y proves that no tiling exists, with no search at 
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Sequence
+from typing import Literal, Protocol
 
 import attrs
 
@@ -19,9 +20,9 @@ from polytile_checkerboard.variants import Variant, coloured_variants, region_co
 from polytile_core import hookimpl
 from polytile_core.errors import InputError
 from polytile_core.host.capabilities import DecomposerCapabilities
-from polytile_core.model.geometry import Region
+from polytile_core.model.geometry import Cells, Region
 from polytile_core.model.parts import BuildModel, Part, Split, SplitTooLarge
-from polytile_core.model.problem import TilingProblem
+from polytile_core.model.problem import PieceType, TilingProblem
 from polytile_core.model.zero_one import Constraint, Model
 
 
@@ -39,16 +40,30 @@ class CheckerboardOptions:
     seed: int = attrs.field(default=0, metadata={"description": "seed of the random order"})
 
 
-def part_key(variants: list[Variant], counts: tuple[int, ...]) -> str:
+class AnyVariant(Protocol):
+    """What ``part_key`` and ``VariantParts`` read of a variant (this split's, or the k-colour split's)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def piece(self) -> PieceType: ...
+
+    @property
+    def placements(self) -> tuple[Cells, ...]: ...
+
+
+def part_key(variants: Sequence[AnyVariant], counts: tuple[int, ...]) -> str:
     """A stable name for a subproblem: every variant with its count."""
     return " ".join(f"{variant.name}={count}" for variant, count in zip(variants, counts, strict=True))
 
 
-class _Prepared:
+class VariantParts:
     """What every subproblem reuses: the whole model, and which variant each of its
-    placement variables is."""
+    placement variables is.  Any variants with a ``name``, a ``piece`` and their
+    ``placements`` will do (the k-colour split's too)."""
 
-    def __init__(self, variants: list[Variant], region: Region, whole: Model):
+    def __init__(self, variants: Sequence[AnyVariant], region: Region, whole: Model):
         self.variants = variants
         self.region = region
         self.whole = whole
@@ -181,7 +196,7 @@ class CheckerboardSplit:
         def parts():
             # Placed only when the parts are wanted: a certificate needs none of this.
             placed = [variant for piece in problem.pieces for variant in coloured_variants(piece, region)]
-            prepared = _Prepared(placed, region, model)
+            prepared = VariantParts(placed, region, model)
             for counts in equations.solutions(options.order, options.seed):
                 details: dict[str, object] = {"counts": dict(zip((v.name for v in variants), counts, strict=True))}
                 reason = prepared.why_empty(counts)

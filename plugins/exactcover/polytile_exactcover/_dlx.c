@@ -160,14 +160,17 @@ static int read_int(PyObject *seq, Py_ssize_t k, long long *out) {
     return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
 }
 
-/* Search(n_items, options, groups)
+/* Search(n_items, options, groups[, primary])
  *   options: a list, per option, of (items, memberships): items are 1..n_items,
  *            memberships a list of (group, weight);
- *   groups:  a list of (lo, hi). */
+ *   groups:  a list of (lo, hi);
+ *   primary: items 1..primary must be covered exactly once, the items after them are
+ *            secondary, covered at most once (Knuth's dlx1); default n_items. */
 static int Search_init(Search *s, PyObject *args, PyObject *kwds) {
-    int n_items;
+    int n_items, primary = -1;
     PyObject *options, *groups;
-    if (!PyArg_ParseTuple(args, "iOO", &n_items, &options, &groups)) return -1;
+    if (!PyArg_ParseTuple(args, "iOO|i", &n_items, &options, &groups, &primary)) return -1;
+    if (primary < 0 || primary > n_items) primary = n_items;
     Py_ssize_t n_options = PySequence_Length(options), n_groups = PySequence_Length(groups);
     if (n_options < 0 || n_groups < 0) return -1;
     long long total = 0, memberships = 0;
@@ -207,8 +210,12 @@ static int Search_init(Search *s, PyObject *args, PyObject *kwds) {
         return -1;
     }
     for (int i = 0; i <= n_items; i++) {
-        s->llink[i] = i == 0 ? n_items : i - 1;
-        s->rlink[i] = i == n_items ? 0 : i + 1;
+        if (i > primary) {             /* secondary: never chosen to branch on */
+            s->llink[i] = s->rlink[i] = i;
+        } else {
+            s->llink[i] = i == 0 ? primary : i - 1;
+            s->rlink[i] = i == primary ? 0 : i + 1;
+        }
         s->ulink[i] = s->dlink[i] = i;
     }
     for (Py_ssize_t g = 0; g < n_groups; g++) {
@@ -321,7 +328,7 @@ static PyTypeObject SearchType = {
     .tp_name = "polytile_exactcover._dlx.Search",
     .tp_basicsize = sizeof(Search),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Search(n_items, options, groups): an exact cover with counted groups",
+    .tp_doc = "Search(n_items, options, groups[, primary]): an exact cover with counted groups and secondary items",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Search_init,
     .tp_dealloc = (destructor)Search_dealloc,

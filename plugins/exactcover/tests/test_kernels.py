@@ -384,3 +384,34 @@ def test_held_solutions_reach_python_while_the_search_runs(kernel):
     limits = polytile_exactcover.Limits(stop, None)
     outcome = polytile_exactcover.enumerate_covers(problem, lambda ones: stop.set(), limits, 0, kernel)
     assert outcome.status == "interrupted" and 0 < outcome.count < 4040
+
+
+def test_secondary_items_are_covered_at_most_once_as_a_brute_force_says():
+    """Dancing links with secondary items (``primary`` < ``n_items``) against a brute force
+    over every subset of options, on random small instances drawn afresh each run.  As in
+    Knuth's dlx1, a solution chooses options only to cover primary items: an option with
+    secondary items alone is never chosen."""
+    import itertools
+
+    from polytile_exactcover._dlx import Search
+
+    seed = random.randrange(1 << 30)
+    rng = random.Random(seed)
+    for _ in range(40):
+        n_items = rng.randint(2, 7)
+        primary = rng.randint(0, n_items)
+        options = [
+            tuple(sorted(rng.sample(range(1, n_items + 1), rng.randint(1, min(3, n_items)))))
+            for _ in range(rng.randint(1, 9))
+        ]
+        expected = set()
+        for size in range(len(options) + 1):
+            for chosen in itertools.combinations(range(len(options)), size):
+                covered = [item for option in chosen for item in options[option]]
+                useful = all(min(options[option]) <= primary for option in chosen)
+                if useful and len(covered) == len(set(covered)) and set(range(1, primary + 1)) <= set(covered):
+                    expected.add(chosen)
+        found: list[list[int]] = []
+        Search(n_items, [(option, ()) for option in options], [], primary).run(found.append, 0, 0.0)
+        assert {tuple(sorted(chosen)) for chosen in found} == expected, f"seed {seed}"
+        assert len(found) == len(expected), f"seed {seed}"
