@@ -25,6 +25,9 @@ from polytile_core.model.zero_one import Model
 
 # Kinds of piece a plan takes (the fixed 11-ominoes, 135,268, are still within).
 MOST_PIECE_KINDS = 200_000
+# Placements a whole model may have (about 10 s and a gigabyte to build; 100×100 with
+# the pentominoes has 606,196).
+MOST_PLACEMENTS = 2_000_000
 
 
 @attrs.frozen
@@ -37,6 +40,8 @@ class Candidates:
     splits: tuple[Registration, ...]
     options: Mapping[str, object]
     in_process_executor: Registration
+    # Large-region tilers (mode one, no whole model), tried before any model is built.
+    tilers: tuple[Registration, ...] = ()
 
 
 @attrs.frozen
@@ -107,6 +112,15 @@ class Plan:
     def build(self, problem: TilingProblem | None = None) -> Model:
         """The model of the plan's problem (or of ``problem``, a part of it), by the plan's builder."""
         if problem is None:
+            if self.problem == "tiling" and self.region is not None:
+                bound = self.tiling_problem().placements_at_most()
+                if bound > MOST_PLACEMENTS:
+                    raise InputError(
+                        f"too large for a whole model: up to {bound:,} placements (at most {MOST_PLACEMENTS:,}); "
+                        "one tiling of a large region with pieces to spare is found without one "
+                        "(mode one, backend auto)",
+                        path="region",
+                    )
             return self.builder.provides(self.pieces, self.region, self.builder_options)
         return self.builder.provides(problem.pieces, problem.region, self.builder_options)
 
@@ -266,7 +280,8 @@ def auto_candidates(host: Host, pipeline: Pipeline) -> Candidates:
         reg for reg in host.registry["decomposers"].values() if reg.capabilities.rank or reg.capabilities.certificate
     )
     options = {reg.name: plugin_options(host, reg, pipeline) for reg in backends + splits}
-    return Candidates(backends, splits, options, host.get("executors", "thread"))
+    tilers = tuple(host.registry["tilers"].values())
+    return Candidates(backends, splits, options, host.get("executors", "thread"), tilers)
 
 
 def lookup(host: Host, capability: str, name: str, path: str) -> Registration:

@@ -17,7 +17,6 @@ import time
 import attrs
 
 from polytile_core.model.parts import Split
-from polytile_core.model.problem import TilingProblem
 from polytile_core.model.zero_one import Model
 
 PRIMES = (2_147_483_647, 2_147_483_629)  # below 2^31, so products fit in 64 bits
@@ -27,12 +26,6 @@ RANK_ROWS = 600
 SCAN_SECONDS = 2.0
 # Placements a model may have for ``polytile analyze`` to build it (about 1.5 s of building).
 ANALYSE_AT_MOST = 250_000
-
-
-def placements_at_most(problem: TilingProblem) -> int:
-    """An upper bound on the placements of a tiling problem's model, known before building it."""
-    assert problem.region is not None
-    return sum(len(piece.orientations()) for piece in problem.pieces) * problem.region.area
 
 
 @attrs.frozen

@@ -18,7 +18,7 @@ Cells = tuple[Cell, ...]
 Kind = Literal["free", "one-sided", "fixed"]
 # Far beyond what an exact solver can tile, and small enough to refuse a typo such as
 # width = 100000000 before building it fills the memory.
-MAX_REGION_CELLS = 100_000
+MAX_REGION_CELLS = 1_000_000
 
 # The eight symmetries of the square, as maps on (x, y).  The first four are rotations.
 SQUARE_SYMMETRIES = (

@@ -61,6 +61,10 @@ class TilingProblem:
             return f"the pieces cover at most {most} cells but the region has {area}"
         return None
 
+    def placements_at_most(self) -> int:
+        """An upper bound on the placements of the problem's model, known before building it."""
+        return sum(len(piece.orientations()) for piece in self.pieces) * self.region.area
+
     def tiling_errors(self, placements: Iterable[tuple[str, Cells]]) -> list[str]:
         """What is wrong with a tiling given as (piece name, cells), cell by cell: a cell
         outside the region or covered twice, a cell left bare, a shape that is no allowed

@@ -44,6 +44,9 @@ from polytile_core.solve.state import Progress, RunState
 HEAD_START = 1.0
 # A model that takes longer than this to build is no small problem: its race starts at once.
 SMALL_MODEL = 0.25
+# Cells from which one tiling is left to a tiler that builds no whole model (when one
+# serves the problem), with no whole-model route to follow.
+LARGE_REGION = 20_000
 
 
 def run(
@@ -89,6 +92,9 @@ def run(
         proof = _proved_by_area(plan)
         if proof is not None:  # no model to build, nothing to search
             return proof
+        tiled = _tiled_without_model(plan, collector, stop, deadline)
+        if tiled is not None:
+            return tiled
         models.append(_prepared_model(plan))
         model = models[0]
         small = time.perf_counter() - state.started <= SMALL_MODEL
@@ -180,6 +186,63 @@ def _proved_by_area(plan: Plan) -> Outcome | None:
         distinct_count=0 if counting and plan.distinct else None,
         message=f"impossible by area: {reason}",
         details={"certificate": "area"},
+    )
+
+
+def _tiled_without_model(
+    plan: Plan, collector: Collector, stop: threading.Event, deadline: float | None
+) -> Outcome | None:
+    """One tiling of a large region by a tiler that builds no whole model (``Candidates.tilers``),
+    when ``auto`` may choose the route: mode one, no split, no distinct.  From
+    ``LARGE_REGION`` cells up the tiler has the run's time and its answer is the run's;
+    below, it has a short look (``2 s + area / 2000``), and the usual routes follow if it
+    finds nothing.  None: no tiler serves the plan, or the usual routes are to follow."""
+    candidates = plan.candidates
+    if plan.backend is not None or plan.split is not None or plan.distinct or candidates is None:
+        return None
+    if plan.problem != "tiling" or plan.settings.mode != "one" or plan.region is None:
+        return None
+    problem = plan.tiling_problem()
+    tiler = next((reg for reg in candidates.tilers if reg.provides.applies(problem, "one") is None), None)
+    if tiler is None:
+        return None
+    large = problem.region.area >= LARGE_REGION
+    look = deadline if large else time.monotonic() + 2 + problem.region.area / 2000
+    if deadline is not None and look is not None:
+        look = min(look, deadline)
+    answer = tiler.provides.tile(problem, seed=plan.settings.seed, stop=stop, deadline=look)
+    route = {
+        "name": tiler.name,
+        "how": f"chosen by auto: {problem.region.area:,} cells, one tiling found part by part with no whole model",
+        **answer.details,
+    }
+    if answer.status == "found":
+        errors = problem.tiling_errors(answer.placements)
+        if errors:  # the core's own check, cell by cell: a tiler's mistake is never reported
+            raise RuntimeError(f"the {tiler.name} tiler gave no tiling: {'; '.join(errors[:3])}")
+        pieces = tuple(PlacedPiece(name, tuple(cells)) for name, cells in answer.placements)
+        collector.add(Solution(pieces))
+        return Outcome(Termination.COMPLETED, Found.FEASIBLE, "tiled", backend=tiler.name, details={"route": route})
+    if answer.status == "infeasible":
+        return Outcome(
+            Termination.COMPLETED,
+            Found.INFEASIBLE,
+            "no search",
+            message=answer.message,
+            backend=tiler.name,
+            details={"certificate": "counting", "route": route},
+        )
+    time_left = not stop.is_set() and (deadline is None or time.monotonic() < deadline)
+    if not large and answer.status in ("gave_up", "time_limit") and time_left:
+        return None  # the usual routes, with the time that is left
+    termination = {"interrupted": Termination.INTERRUPTED, "time_limit": Termination.TIME_LIMIT}.get(
+        answer.status, Termination.COMPLETED
+    )
+    message = answer.message or (
+        f"the {tiler.name} tiler found no tiling; it searches part by part, so this is no proof that there is none"
+    )
+    return Outcome(
+        termination, Found.NONE, answer.status, message=message, backend=tiler.name, details={"route": route}
     )
 
 

@@ -8,7 +8,7 @@ from polytile_core.config.pipeline import make_plan, read_pipeline
 from polytile_core.config.schema import SplitSpec
 from polytile_core.errors import InputError
 from polytile_core.host.registry import Host
-from polytile_core.model.analysis import ANALYSE_AT_MOST, ModelSize, analyze_split, placements_at_most
+from polytile_core.model.analysis import ANALYSE_AT_MOST, ModelSize, analyze_split
 from polytile_core.model.parts import SplitTooLarge
 
 
@@ -46,7 +46,7 @@ def analyze(arguments) -> int:
         if plan.problem != "tiling":
             raise InputError(f"a split applies to tiling problems, not {plan.problem!r}", path="problem")
         assert plan.split is not None  # make_plan registers the split the pipeline names
-        bound = placements_at_most(plan.tiling_problem())
+        bound = plan.tiling_problem().placements_at_most()
         if bound > ANALYSE_AT_MOST:
             print(f"{arguments.pipeline}: split {method!r}")
             print(
