@@ -59,7 +59,11 @@ class BackendCapabilities:
     the backend handles when named, but ``auto`` does not pick it for.  ``releases_gil``:
     its search runs in code that releases the GIL (a C kernel), so a split's parts on
     threads of one process run in parallel; ``executor = "auto"`` then takes threads,
-    with no processes to start and no model to send.
+    with no processes to start and no model to send.  ``reads_model = False``: the backend
+    solves the builder's statement of the problem (``Model.problem``) and adds to the
+    model only the variables of the answers it reports; when it is the backend its
+    problem kind's builder names, the run asks that builder for the statement alone
+    (``rows=False``), not for rows that can take far longer to write than the answer.
     """
 
     modes: frozenset[str] = attrs.field(converter=_names, validator=_known(MODES, "mode"))
@@ -67,6 +71,7 @@ class BackendCapabilities:
     counts_without_listing: bool = False
     distinct_in_search: bool = False
     releases_gil: bool = False
+    reads_model: bool = True
     rank: Mapping[str, int] = attrs.field(factory=dict, validator=_ranks)
 
     @property
