@@ -15,11 +15,11 @@ import threading
 from polytile_core.errors import InputError
 from polytile_core.host.contracts import BackendResult, OnSolution, SolveSettings
 from polytile_core.model.geometry import SQUARE_SYMMETRIES, Cell, kind_symmetries
-from polytile_core.model.zero_one import Model
+from polytile_core.model.zero_one import Model, Placement
 from polytile_core.output.results import Found, Termination
 from polytile_enclosure.check import enclosed_pockets
 from polytile_enclosure.fence import BoundarySearch, Fenced
-from polytile_enclosure.model import EnclosureProblem
+from polytile_enclosure.model import EnclosureProblem, interior_cells
 
 PROOF = {
     8: "boundary dynamic program (classic rule: pieces joined edge to edge around the pocket), "
@@ -74,14 +74,18 @@ class FenceBackend:
 
 
 class BoardFit:
-    """Moves a fence onto the model's board: the model's own placements and interior cells."""
+    """Moves a fence onto the model's board: the grid model's own placements and interior
+    cells, or, on the builder's statement alone (no rows), variables added for the fence."""
 
     def __init__(self, model: Model, problem: EnclosureProblem):
         self.model = model
         self.problem = problem
         self.board = model.board
+        self.grid = bool(model.constraints)
         self.placement = {(p.piece, frozenset(p.cells)): var for var, p in model.placements.items()}
         self.interior = {cell: var for var, cell in model.interior.items()}
+        if not self.grid:
+            self.enclosable = frozenset(interior_cells(self.board, problem.neighbours))
         kinds = {piece.kind for piece in problem.pieces}
         self.symmetries = [s for s in range(8) if all(s in kind_symmetries(kind) for kind in kinds)]
         xs, ys = [x for x, _ in self.board], [y for _, y in self.board]
@@ -97,9 +101,9 @@ class BoardFit:
                 placed = tuple(
                     (name, tuple(sorted((x + shift[0], y + shift[1]) for x, y in cells))) for name, cells in turned
                 )
-                if all((name, frozenset(cells)) in self.placement for name, cells in placed):
+                if all(self._placeable(name, cells) for name, cells in placed):
                     pocket = self._pocket(placed)
-                    if len(pocket) >= len(fenced.pocket) and all(cell in self.interior for cell in pocket):
+                    if len(pocket) >= len(fenced.pocket) and all(self._enclosable(cell) for cell in pocket):
                         return Fenced(placed, pocket)
         if self.problem.board_holds_every_fence:
             raise AssertionError("the automatic board cannot hold a fence the boundary search found (a sizing bug)")
@@ -117,10 +121,33 @@ class BoardFit:
             for dy in range(self.low[1] - low_y, self.high[1] - high_y + 1):
                 yield dx, dy
 
+    def _placeable(self, name: str, cells) -> bool:
+        if self.grid:
+            return (name, frozenset(cells)) in self.placement
+        return all(cell in self.board for cell in cells)
+
+    def _enclosable(self, cell: Cell) -> bool:
+        return cell in self.interior if self.grid else cell in self.enclosable
+
     def _pocket(self, placed) -> frozenset[Cell]:
         pockets = enclosed_pockets([cell for _, cells in placed for cell in cells], self.board, self.problem.neighbours)
         return pockets[0] if pockets else frozenset()
 
     def variables(self, fenced: Fenced) -> list[int]:
-        chosen = [self.placement[(name, frozenset(cells))] for name, cells in fenced.placements]
-        return sorted(chosen + [self.interior[cell] for cell in fenced.pocket])
+        chosen = [self._placement(name, cells) for name, cells in fenced.placements]
+        return sorted(chosen + [self._interior(cell) for cell in fenced.pocket])
+
+    def _placement(self, name: str, cells) -> int:
+        key = (name, frozenset(cells))
+        if key not in self.placement:
+            self.placement[key] = self.model.add_variable(f"{name} at {min(cells)}", placement=Placement(name, cells))
+        return self.placement[key]
+
+    def _interior(self, cell: Cell) -> int:
+        if cell not in self.interior:
+            var = self.model.add_variable(f"interior {cell[0]},{cell[1]}")
+            self.model.interior[var] = cell
+            self.interior[cell] = var
+            assert self.model.objective is not None
+            self.model.objective[var] = 1
+        return self.interior[cell]

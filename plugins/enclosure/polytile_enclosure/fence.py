@@ -189,7 +189,7 @@ class BoundarySearch:
                 try:
                     found += visits(shape, len(self.shapes), neighbours)
                 except ValueError as exc:
-                    raise InputError(f'piece {piece.name!r}: {exc}; use method = "grid"', path="pieces") from None
+                    raise InputError(f'piece {piece.name!r}: {exc}; use backend = "cpsat"', path="pieces") from None
                 self.shapes.append((number, tuple(shape)))
             self.by_type.append(found)
         self.reach = [max(abs(v.dx) + abs(v.dy) for v in found) for found in self.by_type]
