@@ -52,6 +52,13 @@ class EncloseOptions:
             "board whose optimum is exact whenever it reaches this area"
         ),
     )
+    list_optimal: bool = attrs.field(
+        default=False,
+        metadata=doc(
+            "list every optimal fence, one per class under the pieces' symmetries (fence backend only): "
+            "each is a solution, streamed with -o FILE.jsonl, and the result's count is their number"
+        ),
+    )
     symmetry_breaking: bool = attrs.field(
         default=True,
         metadata=doc("fix one asymmetric piece's orientation and pin the fence to the top and left edges"),

@@ -10,7 +10,8 @@
  * area F[T][d][v] of a path that used items {first} + T and stands at (v, d).
  * Overlaps are ignored, so the best closed value is an upper bound on the pocket.
  * trace(...) walks the table backwards and lists the cycles of exactly a given value
- * whose pieces do not overlap.  Both run with the GIL released.
+ * whose pieces do not overlap, each with its largest pocket (a flood fill of the
+ * outside under the rule's neighbours).  Both run with the GIL released.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -24,7 +25,7 @@ enum { MOVE_INTS = 5, VISIT_INTS = 8 };
 
 typedef struct {
     PyObject_HEAD
-    int n_items, n_types, radius, width, cell_radius, cell_width;
+    int n_items, n_types, radius, width, cell_radius, cell_width, neighbours;
     int *item_type, *item_prev, *item_next, *reach;
     int *moves, *move_start;     /* d_in, d_out, dx, dy, area2; grouped by type*4 + d_in  */
     int *visits, *visit_start;   /* d_in, d_out, dx, dy, area2, shape, ox, oy; by type*4 + d_out */
@@ -57,8 +58,8 @@ static void Fence_dealloc(Fence *self) {
 
 static int Fence_init(Fence *self, PyObject *args, PyObject *kwds) {
     PyObject *b[10];
-    if (!PyArg_ParseTuple(args, "iiiiOOOOOOOOOO", &self->n_items, &self->n_types, &self->radius,
-                          &self->cell_radius, &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6], &b[7], &b[8], &b[9]))
+    if (!PyArg_ParseTuple(args, "iiiiiOOOOOOOOOO", &self->n_items, &self->n_types, &self->radius,
+                          &self->cell_radius, &self->neighbours, &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6], &b[7], &b[8], &b[9]))
         return -1;
     int **targets[10] = {&self->item_type, &self->item_prev, &self->item_next, &self->reach, &self->moves,
                          &self->move_start, &self->visits, &self->visit_start, &self->cell_start, &self->cells};
@@ -166,7 +167,8 @@ typedef struct {
     int16_t *table;
     unsigned char *occupied;
     int depth, *path;            /* per depth: item, visit, x, y */
-    int *out, out_len, out_cap;  /* found cycles: n, then n * (item, visit, x, y) */
+    int *out, out_len, out_cap;  /* found cycles: n, p, n * (item, visit, x, y), p * (x, y) of the pocket */
+    int *grid, *stack, grid_cells;  /* the flood fill's cells: the fence's box and a frame */
     double deadline;
     long nodes;
 } Trace;
@@ -189,8 +191,70 @@ static int place(Trace *tr, int *visit, int x, int y, int mark) {
     return 1;
 }
 
+enum { FREE = 0, FENCE = 1, OUTSIDE = 2 };  /* then a label per pocket, from 3 */
+static const int STEPS[8][2] = {{1, 0}, {0, 1}, {-1, 0}, {0, -1}, {1, 1}, {-1, 1}, {-1, -1}, {1, -1}};
+
+/* Label the FREE cells joined to ``from`` under the rule's steps; their number. */
+static int fill(Trace *tr, int from, int bw, int bh, int label) {
+    int top = 0, count = 0;
+    tr->grid[from] = label;
+    tr->stack[top++] = from;
+    while (top > 0) {
+        int at = tr->stack[--top], i = at / bh, j = at % bh;
+        count++;
+        for (int s = 0; s < tr->self->neighbours; s++) {
+            int ni = i + STEPS[s][0], nj = j + STEPS[s][1];
+            if (ni < 0 || nj < 0 || ni >= bw || nj >= bh || tr->grid[ni * bh + nj] != FREE) continue;
+            tr->grid[ni * bh + nj] = label;
+            tr->stack[top++] = ni * bh + nj;
+        }
+    }
+    return count;
+}
+
+/* The largest pocket of the fence on the path: the outside flooded from a frame round the
+ * fence's box, then the largest component of what is left.  Appends its cells to out
+ * (room for them is made by the caller) and returns their number. */
+static int pocket_of(Trace *tr) {
+    Fence *self = tr->self;
+    int low_x = 1 << 30, low_y = 1 << 30, high_x = -(1 << 30), high_y = -(1 << 30), bh = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int k = 0; k < tr->depth; k++) {
+            int *slot = tr->path + 4 * k, *visit = self->visits + slot[1] * VISIT_INTS, shape = visit[5];
+            for (int c = self->cell_start[shape]; c < self->cell_start[shape + 1]; c++) {
+                int cx = self->cells[2 * c] + slot[2] + visit[6], cy = self->cells[2 * c + 1] + slot[3] + visit[7];
+                if (pass == 1) {
+                    tr->grid[(cx - low_x + 1) * bh + (cy - low_y + 1)] = FENCE;
+                    continue;
+                }
+                if (cx < low_x) low_x = cx;
+                if (cx > high_x) high_x = cx;
+                if (cy < low_y) low_y = cy;
+                if (cy > high_y) high_y = cy;
+            }
+        }
+        if (pass == 0) {
+            bh = high_y - low_y + 3;
+            memset(tr->grid, 0, sizeof(int) * (size_t)(high_x - low_x + 3) * bh);
+        }
+    }
+    int bw = high_x - low_x + 3, best = 0, best_label = 0, label = OUTSIDE;
+    fill(tr, 0, bw, bh, OUTSIDE);  /* the frame is outside, and joined under either rule */
+    for (int at = 0; at < bw * bh; at++) {
+        if (tr->grid[at] != FREE) continue;
+        int size = fill(tr, at, bw, bh, ++label);
+        if (size > best) { best = size; best_label = label; }
+    }
+    for (int at = 0; at < bw * bh && best > 0; at++) {
+        if (tr->grid[at] != best_label) continue;
+        tr->out[tr->out_len++] = at / bh + low_x - 1;
+        tr->out[tr->out_len++] = at % bh + low_y - 1;
+    }
+    return best;
+}
+
 static int record(Trace *tr) {
-    int need = 1 + 4 * tr->depth;
+    int need = 2 + 4 * tr->depth + 2 * tr->grid_cells;
     if (tr->out_len + need > tr->out_cap) {
         int cap = 2 * tr->out_cap + need;
         int *grown = realloc(tr->out, sizeof(int) * cap);
@@ -198,9 +262,12 @@ static int record(Trace *tr) {
         tr->out = grown;
         tr->out_cap = cap;
     }
-    tr->out[tr->out_len++] = tr->depth;
+    int head = tr->out_len;
+    tr->out[head] = tr->depth;
+    tr->out_len += 2;
     memcpy(tr->out + tr->out_len, tr->path, sizeof(int) * 4 * tr->depth);
     tr->out_len += 4 * tr->depth;
+    tr->out[head + 1] = pocket_of(tr);
     tr->found++;
     return 1;
 }
@@ -270,22 +337,32 @@ static PyObject *Fence_trace(Fence *self, PyObject *args) {
     tr.deadline = seconds > 0 ? now() + seconds : 0;
     tr.occupied = calloc((size_t)self->cell_width * self->cell_width, 1);
     tr.path = malloc(sizeof(int) * 4 * (self->n_items + 1));
-    if (!tr.occupied || !tr.path) { free(tr.occupied); free(tr.path); return PyErr_NoMemory(); }
+    tr.grid_cells = (self->cell_width + 2) * (self->cell_width + 2);
+    tr.grid = malloc(sizeof(int) * tr.grid_cells);
+    tr.stack = malloc(sizeof(int) * tr.grid_cells);
+    if (!tr.occupied || !tr.path || !tr.grid || !tr.stack) {
+        free(tr.occupied); free(tr.path); free(tr.grid); free(tr.stack);
+        return PyErr_NoMemory();
+    }
     Py_BEGIN_ALLOW_THREADS
     walk_back(&tr, t, 0, 0, start, 0);
     Py_END_ALLOW_THREADS
     PyObject *cycles = PyList_New(0);
     for (int at = 0; at < tr.out_len;) {
-        int n = tr.out[at++];
+        int n = tr.out[at], p = tr.out[at + 1];
+        at += 2;
         PyObject *cycle = PyTuple_New(n);
         for (int k = 0; k < n; k++, at += 4)
             PyTuple_SET_ITEM(cycle, k, Py_BuildValue("(iiii)", tr.out[at], tr.out[at + 1], tr.out[at + 2], tr.out[at + 3]));
-        PyList_Append(cycles, cycle);
-        Py_DECREF(cycle);
+        PyObject *pocket = PyBytes_FromStringAndSize((const char *)(tr.out + at), sizeof(int) * 2 * (Py_ssize_t)p);
+        at += 2 * p;
+        PyObject *item = Py_BuildValue("(NN)", cycle, pocket);
+        PyList_Append(cycles, item);
+        Py_DECREF(item);
     }
     /* 1: walked to the end; 2: stopped at the limit of cycles; 0: out of time or cancelled */
     int status = !tr.stopped ? 1 : (tr.limit > 0 && tr.found >= tr.limit ? 2 : 0);
-    free(tr.occupied); free(tr.path); free(tr.out);
+    free(tr.occupied); free(tr.path); free(tr.out); free(tr.grid); free(tr.stack);
     return Py_BuildValue("(Ni)", cycles, status);
 }
 
@@ -298,7 +375,7 @@ static PyMethodDef Fence_methods[] = {
     {"dp", (PyCFunction)Fence_dp, METH_VARARGS,
      "dp(first, start, seconds) -> best doubled area closing after each T (None if out of time or cancelled)"},
     {"trace", (PyCFunction)Fence_trace, METH_VARARGS,
-     "trace(first, start, T, target, limit, seconds) -> (cycles, status)"},
+     "trace(first, start, T, target, limit, seconds) -> ([(cycle, pocket cells as int32 x, y bytes)], status)"},
     {"cancel", (PyCFunction)Fence_cancel, METH_NOARGS, "ask a running dp or trace to stop soon (any thread)"},
     {NULL, NULL, 0, NULL},
 };

@@ -18,7 +18,7 @@ from polytile_core.model.geometry import SQUARE_SYMMETRIES, Cell, kind_symmetrie
 from polytile_core.model.zero_one import Model, Placement
 from polytile_core.output.results import Found, Termination
 from polytile_enclosure.check import enclosed_pockets
-from polytile_enclosure.fence import BoundarySearch, Fenced
+from polytile_enclosure.fence import BoundarySearch, Fenced, canonical
 from polytile_enclosure.model import EnclosureProblem, interior_cells
 
 PROOF = {
@@ -44,8 +44,10 @@ class FenceBackend:
             )
         board = BoardFit(model, problem)
         search = BoundarySearch(problem.pieces, problem.neighbours)
+        listing = Listing(board, on_solution) if problem.list_optimal else None
         outcome = search.solve(
             accept=board.place,
+            every=listing.add if listing else None,
             time_limit=settings.time_limit,
             workers=settings.workers or os.cpu_count() or 1,
             stop=stop,
@@ -53,6 +55,8 @@ class FenceBackend:
         for fenced in outcome.fences:
             on_solution(board.variables(fenced))
         best = max((len(fenced.pocket) for fenced in outcome.fences), default=None)
+        if listing is not None and listing.size is not None:
+            best = max(best or 0, listing.size)
         if outcome.proved and best is None:
             on_solution([])  # nothing can be enclosed: every piece parked, area 0
             best = 0
@@ -64,13 +68,41 @@ class FenceBackend:
             "fences checked": outcome.cycles_checked,
             "dynamic program seconds": round(outcome.seconds_dp, 2),
         }
+        count = None
+        if listing is not None:
+            count = len(listing.seen)
+            details["listed"] = f"{count} optimal fences, one per class under {listing.group}" + (
+                "" if outcome.proved else " (stopped before the listing was complete)"
+            )
+            details["fences walked"] = outcome.listed
         if outcome.proved:
             return BackendResult(
-                Termination.COMPLETED, Found.OPTIMAL, "proved", objective=best, bound=best, details=details
+                Termination.COMPLETED, Found.OPTIMAL, "proved", count, objective=best, bound=best, details=details
             )
         termination = Termination.INTERRUPTED if stop.is_set() else Termination.TIME_LIMIT
         found = Found.FEASIBLE if best is not None else Found.NONE
-        return BackendResult(termination, found, "stopped", objective=best, bound=outcome.bound, details=details)
+        return BackendResult(termination, found, "stopped", count, objective=best, bound=outcome.bound, details=details)
+
+
+class Listing:
+    """``list_optimal``: streams each optimal fence the walk lists, once per class under the
+    symmetries every piece allows (rotations and reflections for free pieces)."""
+
+    def __init__(self, board: BoardFit, on_solution: OnSolution):
+        self.board = board
+        self.on_solution = on_solution
+        self.seen: set[tuple] = set()
+        self.size: int | None = None
+        self.group = {8: "rotation and reflection", 4: "rotation", 1: "translation only"}.get(
+            len(board.symmetries), "the pieces' symmetries"
+        )
+
+    def add(self, fenced: Fenced) -> None:
+        key = canonical(fenced.placements, self.board.symmetries)
+        if key not in self.seen:
+            self.seen.add(key)
+            self.size = len(fenced.pocket)
+            self.on_solution(self.board.variables(fenced))
 
 
 class BoardFit:
@@ -102,7 +134,8 @@ class BoardFit:
                     (name, tuple(sorted((x + shift[0], y + shift[1]) for x, y in cells))) for name, cells in turned
                 )
                 if all(self._placeable(name, cells) for name, cells in placed):
-                    pocket = self._pocket(placed)
+                    # On a rectangle a fence that fits has its pocket inside its own box, on the board.
+                    pocket = self._moved(fenced.pocket, symmetry, shift) if self.rectangle else self._pocket(placed)
                     if len(pocket) >= len(fenced.pocket) and all(self._enclosable(cell) for cell in pocket):
                         return Fenced(placed, pocket)
         if self.problem.board_holds_every_fence:
@@ -120,6 +153,11 @@ class BoardFit:
         for dx in range(self.low[0] - low_x, self.high[0] - high_x + 1):
             for dy in range(self.low[1] - low_y, self.high[1] - high_y + 1):
                 yield dx, dy
+
+    @staticmethod
+    def _moved(cells, symmetry: int, shift: Cell) -> frozenset[Cell]:
+        turned = (SQUARE_SYMMETRIES[symmetry](x, y) for x, y in cells)
+        return frozenset((x + shift[0], y + shift[1]) for x, y in turned)
 
     def _placeable(self, name: str, cells) -> bool:
         if self.grid:

@@ -46,6 +46,8 @@ class EnclosureProblem:
     score: str
     # An automatic board sized for every pocket holds every fence (docs/enclosure.md).
     board_holds_every_fence: bool
+    # List every optimal fence up to the pieces' symmetries, not just one.
+    list_optimal: bool = False
 
 
 def fence_cells(pieces: Sequence[PieceType]) -> int:
@@ -162,6 +164,12 @@ def build(pieces: tuple[PieceType, ...], region: Region | None, options, rows: b
     for piece in pieces:
         if not any(_fits(shape, board.cells) for shape in piece.orientations()):
             raise InputError(f"piece {piece.name!r} does not fit on the board ({how})", path="options.enclose")
+    if options.list_optimal and rows:
+        raise InputError(
+            "list_optimal lists fences with the fence backend (the default for enclose); "
+            "the grid model finds one best fence",
+            path="options.enclose.list_optimal",
+        )
     model = Model(name="enclose")
     broken = _write_grid(model, pieces, board, rectangle, options) if rows else []
     if not rows:
@@ -169,7 +177,9 @@ def build(pieces: tuple[PieceType, ...], region: Region | None, options, rows: b
     model.maximize = True
     model.board = frozenset(board.cells)
     automatic = region is None and options.width is None and options.height is None and options.size_for_area <= 1
-    model.problem = EnclosureProblem(pieces, options.neighbours, options.score, board_holds_every_fence=automatic)
+    model.problem = EnclosureProblem(
+        pieces, options.neighbours, options.score, board_holds_every_fence=automatic, list_optimal=options.list_optimal
+    )
     model.details = {
         "rule": RULES[options.neighbours],
         "score": SCORES[options.score],
