@@ -239,6 +239,7 @@ class BoundarySearch:
                 '(at most 4 GB); use backend = "cpsat"',
                 path="pieces",
             )
+        self.closings: list[tuple[int, int, int, int]] | None = None
         self.fence = Fence(
             len(self.items), len(self.pieces), self.radius, self.cell_radius, neighbours, *self._tables()
         )
@@ -300,6 +301,7 @@ class BoundarySearch:
         *,
         accept: Callable[[Fenced], Fenced | None] = lambda fenced: fenced,
         every: Callable[[Fenced], None] | None = None,
+        most_pieces: int | None = None,
         time_limit: float | None = None,
         workers: int = 1,
         stop: threading.Event | None = None,
@@ -307,14 +309,24 @@ class BoundarySearch:
         """Walk the levels down from the dynamic program's bound until a fence that
         ``accept`` takes (it may move it, e.g. onto a board) encloses the level; with
         ``every``, list every such fence at that level instead, each passed to ``every``
-        as soon as it is proved optimal (its pocket is the level walked)."""
+        as soon as it is proved optimal (its pocket is the level walked).  With
+        ``most_pieces``, only fences of at most that many pieces count.  The dynamic
+        program runs once per search: a second ``solve`` walks the same tables."""
         stop = stop or threading.Event()
         started = time.perf_counter()
         deadline = None if time_limit is None else started + time_limit
         with relay_stop(stop, self.fence.cancel):
-            return self._levels(accept, every, deadline, workers, stop, started)
+            if self.closings is None:
+                self.closings = self._tables_filled(deadline, workers)
+            seconds_dp = time.perf_counter() - started
+            if self.closings is None:
+                return Outcome((), None, False, 0, 0, seconds_dp)
+            candidates = [c for c in self.closings if most_pieces is None or 1 + c[3].bit_count() <= most_pieces]
+            return self._levels(candidates, accept, every, deadline, stop, seconds_dp)
 
-    def _levels(self, accept, every, deadline, workers, stop, started) -> Outcome:
+    def _tables_filled(self, deadline, workers) -> list[tuple[int, int, int, int]] | None:
+        """Run the dynamic program: every closed cycle's (doubled value, first item, start
+        direction, set of the other items), best first; None if it ran out of time."""
         firsts = [
             (i, s) for i, kind in enumerate(self.items) if i == 0 or self.items[i - 1] != kind for s in self.starts
         ]
@@ -327,10 +339,11 @@ class BoundarySearch:
 
             for (first, start), closing in zip(firsts, pool.map(table, firsts), strict=True):
                 if closing is None:
-                    return Outcome((), None, False, 0, 0, time.perf_counter() - started)
+                    return None
                 candidates += [(value, first, start, t) for t, value in enumerate(closing) if value > 0]
-        seconds_dp = time.perf_counter() - started
-        candidates.sort(reverse=True)
+        return sorted(candidates, reverse=True)
+
+    def _levels(self, candidates, accept, every, deadline, stop, seconds_dp) -> Outcome:
         # Every non-overlapping cycle of value >= level has been looked at, so the optimum is
         # at most max(size, level - 1); and a fence with pocket p has a cycle of value >= p.
         best: list[Fenced] = []  # the largest fences found, until they are listed

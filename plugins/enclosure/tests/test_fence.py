@@ -247,6 +247,19 @@ def test_every_optimal_pentomino_fence_is_listed(solve):
 
 
 @pytest.mark.slow
+def test_the_best_pocket_of_every_k_subset_of_the_pentominoes():
+    # "Optimal Polyomino Fences" (Brömme et al.): the best areas for 2 ... 12 free pentominoes.
+    published = [1, 6, 13, 24, 34, 47, 62, 78, 94, 111, 128]
+    search = BoundarySearch(resolve_pieces([PieceSpec(family="pentominoes")], Host()), 8)
+    computed = []
+    for k in range(2, 13):
+        outcome = search.solve(most_pieces=k, workers=2)
+        assert outcome.proved and all(len(fenced.placements) <= k for fenced in outcome.fences)
+        computed.append(len(outcome.fences[0].pocket))
+    assert computed == published
+
+
+@pytest.mark.slow
 def test_pentominoes_enclose_128_proved(solve):
     # oracles.md: Knuth's 128, proved optimal.  About 30 s on 2 cores.
     result = solve('[[pieces]]\nfamily = "pentominoes"\n[solve]\nworkers = 2\n')
