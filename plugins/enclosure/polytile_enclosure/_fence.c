@@ -15,6 +15,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -390,7 +391,129 @@ static PyTypeObject FenceType = {
     .tp_methods = Fence_methods,
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_fence", "boundary dynamic program of the fence search", -1, NULL};
+/* relaxed(moves, move_start, penalties, limits, n_types, radius, start, seconds): the
+ * dynamic program of bound.py.  Like dp() but over (number of pieces placed, direction,
+ * position) instead of (set of pieces, direction, position): any piece may be placed
+ * again, at the price 2 * penalties[type] (doubles) on top of its doubled gain.
+ * ``moves`` are int32 rows (type, d_in, dx, dy, area2) grouped by d_out (move_start[d]
+ * .. move_start[d + 1]); limits[c] is how far from the origin a path of c pieces may
+ * stand (the reach of the pieces left).  Returns (best doubled value, pieces, uses per
+ * type) of the best cycle from (origin, start) back to it, or None when out of time.
+ * Each layer's four directions are shared between two threads. */
+typedef struct {
+    int *moves, *move_start, radius, reach, limit, d_from, d_to;
+    const double *penalty;
+    double *before, *here;
+    int *came;
+} Layer;
+
+static void *fill_layer(void *arg) {
+    Layer *job = arg;
+    int radius = job->radius, width = 2 * radius + 1, limit = job->limit, reach = job->reach;
+    long plane = (long)width * width;
+    for (int d = job->d_from; d < job->d_to; d++)
+        for (int x = -limit; x <= limit; x++) {
+            int span = limit - absolute(x);
+            for (int y = -span; y <= span; y++) {
+                double top = -1e300;
+                int arg_best = -1;
+                for (int m = job->move_start[d]; m < job->move_start[d + 1]; m++) {
+                    int *mv = job->moves + 5 * m, px = x - mv[2], py = y - mv[3];
+                    if (absolute(px) + absolute(py) > reach) continue;
+                    double v = job->before[mv[1] * plane + (long)(px + radius) * width + (py + radius)];
+                    if (v <= -1e299) continue;
+                    double gain = v + mv[4] - 2 * job->penalty[mv[0]] + (double)px * mv[3] - (double)py * mv[2];
+                    if (gain > top) { top = gain; arg_best = m; }
+                }
+                long at = d * plane + (long)(x + radius) * width + (y + radius);
+                job->here[at] = top;
+                job->came[at] = arg_best;
+            }
+        }
+    return NULL;
+}
+
+static PyObject *relaxed(PyObject *module, PyObject *args) {
+    PyObject *moves_bytes, *start_bytes, *penalty_bytes, *limit_bytes;
+    int radius, start, n_types;
+    double seconds;
+    if (!PyArg_ParseTuple(args, "OOOOiiid", &moves_bytes, &start_bytes, &penalty_bytes, &limit_bytes, &n_types, &radius,
+                          &start, &seconds))
+        return NULL;
+    Py_ssize_t n_limits;
+    int *moves = copy_ints(moves_bytes, NULL), *move_start = copy_ints(start_bytes, NULL);
+    int *limits = copy_ints(limit_bytes, &n_limits);
+    char *penalty_data;
+    Py_ssize_t penalty_size;
+    if (!moves || !move_start || !limits || PyBytes_AsStringAndSize(penalty_bytes, &penalty_data, &penalty_size) < 0) {
+        free(moves); free(move_start); free(limits);
+        return NULL;
+    }
+    const double *penalty = (const double *)penalty_data;
+    int n = (int)n_limits - 1, width = 2 * radius + 1, timed_out = 0;
+    long plane = (long)width * width, layer = 4 * plane, states = (long)(n + 1) * layer;
+    double *value = malloc(sizeof(double) * states);
+    int *from = malloc(sizeof(int) * states);
+    int *uses = calloc(n_types, sizeof(int));
+    if (!value || !from || !uses) {
+        free(moves); free(move_start); free(limits); free(value); free(from); free(uses);
+        return PyErr_NoMemory();
+    }
+    double deadline = seconds > 0 ? now() + seconds : 0, best = -1e300;
+    int best_count = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (long k = 0; k < states; k++) { value[k] = -1e300; from[k] = -1; }
+    for (int d = 0; d < 4; d++)
+        for (int m = move_start[d]; m < move_start[d + 1]; m++) {
+            int *mv = moves + 5 * m;
+            if (mv[1] != start || absolute(mv[2]) + absolute(mv[3]) > limits[1]) continue;
+            long at = layer + d * plane + (long)(mv[2] + radius) * width + (mv[3] + radius);
+            double gain = mv[4] - 2 * penalty[mv[0]];
+            if (gain > value[at]) { value[at] = gain; from[at] = m; }
+        }
+    for (int c = 2; c <= n && !timed_out; c++) {
+        if (deadline > 0 && now() > deadline) timed_out = 1;
+        Layer jobs[2];
+        for (int k = 0; k < 2; k++)
+            jobs[k] = (Layer){moves, move_start, radius, limits[c - 1], limits[c], 2 * k, 2 * k + 2, penalty,
+                              value + (long)(c - 1) * layer, value + (long)c * layer, from + (long)c * layer};
+        pthread_t helper;
+        int threaded = pthread_create(&helper, NULL, fill_layer, &jobs[1]) == 0;
+        fill_layer(&jobs[0]);
+        if (threaded) pthread_join(helper, NULL); else fill_layer(&jobs[1]);
+    }
+    long origin = (long)start * plane + (long)radius * width + radius;
+    for (int c = 1; c <= n; c++)
+        if (value[(long)c * layer + origin] > best) { best = value[(long)c * layer + origin]; best_count = c; }
+    if (best > -1e299) {
+        int x = 0, y = 0, d = start;
+        for (int c = best_count; c >= 1; c--) {
+            int *mv = moves + 5 * from[(long)c * layer + d * plane + (long)(x + radius) * width + (y + radius)];
+            uses[mv[0]]++;
+            x -= mv[2]; y -= mv[3]; d = mv[1];
+        }
+    }
+    Py_END_ALLOW_THREADS
+    PyObject *out;
+    if (timed_out) {
+        out = Py_None;
+        Py_INCREF(out);
+    } else {
+        PyObject *counts = PyTuple_New(n_types);
+        for (int k = 0; k < n_types; k++) PyTuple_SET_ITEM(counts, k, PyLong_FromLong(uses[k]));
+        out = Py_BuildValue("(diN)", best, best_count, counts);
+    }
+    free(moves); free(move_start); free(limits); free(value); free(from); free(uses);
+    return out;
+}
+
+static PyMethodDef module_methods[] = {
+    {"relaxed", relaxed, METH_VARARGS,
+     "relaxed(moves, move_start, penalties, limits, n_types, radius, start, seconds) -> (best doubled value, pieces, uses per type) or None"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_fence", "boundary dynamic program of the fence search", -1, module_methods};
 
 PyMODINIT_FUNC PyInit__fence(void) {
     if (PyType_Ready(&FenceType) < 0) return NULL;
