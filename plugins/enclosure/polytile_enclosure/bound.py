@@ -29,6 +29,8 @@ from polytile_core.model.problem import PieceType
 from polytile_enclosure._fence import relaxed
 from polytile_enclosure.fence import visits
 
+STALL = 5  # (on the pentominoes: 131 after 100 rounds, where a fixed step gave 134)
+
 
 @attrs.frozen
 class RelaxedBound:
@@ -83,8 +85,9 @@ def relaxed_bound(
     time_limit: float | None = None,
 ) -> RelaxedBound | None:
     """The least bound over ``rounds`` subgradient steps (Polyak's step towards ``target``,
-    a fence's size known or hoped for: it only sets the step length); None if the first
-    round did not finish within ``time_limit``."""
+    a fence's size known or hoped for: it only sets the step length, with a factor
+    halved whenever ``STALL`` rounds bring nothing); None if the first round did not
+    finish within ``time_limit``."""
     started = time.perf_counter()
     makers, reach = _moves(pieces, neighbours)
     copies = [piece.maximum or 0 for piece in pieces]
@@ -97,6 +100,7 @@ def relaxed_bound(
     starts = [0] if rotations_closed else [0, 1, 2, 3]
     prices = [0.0] * len(pieces)
     best, best_prices, done = math.inf, tuple(prices), 0
+    factor, stalled = 2.0, 0  # the step's factor, halved after STALL rounds that bring nothing
     while done < rounds:
         moves, move_start = _priced(makers, prices)
         penalties = array.array("d", prices).tobytes()
@@ -116,12 +120,16 @@ def relaxed_bound(
         # No pieces at all enclose 0, so the bound is never below 0 (when no cycle closes, it is 0).
         bound = max(0.0, value / 2 + sum(p * c for p, c in zip(prices, copies, strict=True)))
         if bound < best:
-            best, best_prices = bound, tuple(prices)
+            best, best_prices, stalled = bound, tuple(prices), 0
+        else:
+            stalled += 1
+            if stalled == STALL:
+                factor, stalled = factor / 2, 0
         slope = [u - c for u, c in zip(uses, copies, strict=True)]
         norm = sum(g * g for g in slope)
         if norm == 0 or best < target + 1:
-            break  # every type within its copies (the bound is a fence's value), or nothing to gain
-        length = (bound - target) / norm
+            break  # every type used exactly its copies (no price can move), or nothing left to gain
+        length = factor * (bound - target) / norm
         prices = [max(0.0, p + length * g) for p, g in zip(prices, slope, strict=True)]
     if best == math.inf:
         return None
