@@ -2,15 +2,18 @@
 the largest pocket that needs no table per set of pieces, so it reaches the sets the
 boundary search refuses (the 18 one-sided pentominoes, the 35 hexominoes).  Prints, per
 set, the bound after the subgradient rounds, the rounds and the seconds, beside the
-best fence known (a lower bound, for the gap).
+best fence known (a lower bound, for the gap).  With --needed, also the first step of a
+branch-and-bound: for each piece, the bound without it; a piece whose bound is at most
+the best fence known is in every fence that would beat that fence.
 
     .venv/bin/python benchmarks/enclosure_bound.py                       # every set below
-    .venv/bin/python benchmarks/enclosure_bound.py --only hexominoes --rounds 200
+    .venv/bin/python benchmarks/enclosure_bound.py --only hexominoes --rounds 100 --needed
 """
 
 from __future__ import annotations
 
 import argparse
+import time
 
 from polytile_core.config.pipeline import resolve_pieces
 from polytile_core.config.schema import PieceSpec
@@ -31,11 +34,12 @@ SETS = [
 
 
 def main() -> None:
-    from polytile_enclosure.bound import relaxed_bound
+    from polytile_enclosure.bound import needed_types, relaxed_bound
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", help="only the sets whose name contains this")
     parser.add_argument("--rounds", type=int, default=100)
+    parser.add_argument("--needed", action="store_true", help="also bound each set without each piece")
     arguments = parser.parse_args()
     print("| pieces | rule | best fence known | relaxed bound | rounds | seconds |")
     print("|---|---|---|---|---|---|")
@@ -47,6 +51,16 @@ def main() -> None:
         assert found is not None
         rule = "classic" if neighbours == 8 else "4 neighbours"
         print(f"| {name} | {rule} | {known} | {found.bound} | {found.rounds} | {found.seconds:.1f} |", flush=True)
+        if arguments.needed:
+            started = time.perf_counter()
+            without = needed_types(pieces, neighbours, above=known, prices=found.prices, rounds=arguments.rounds)
+            needed = [piece for piece, bound in without if bound <= known]
+            print(
+                f"    without each piece: {', '.join(f'{piece} {bound}' for piece, bound in without)}; "
+                f"{len(needed)} of {len(without)} pieces are in every fence above {known} "
+                f"({time.perf_counter() - started:.0f} s)",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -83,11 +83,13 @@ def relaxed_bound(
     target: float,
     rounds: int = 40,
     time_limit: float | None = None,
+    prices: Sequence[float] | None = None,
 ) -> RelaxedBound | None:
     """The least bound over ``rounds`` subgradient steps (Polyak's step towards ``target``,
     a fence's size known or hoped for: it only sets the step length, with a factor
     halved whenever ``STALL`` rounds bring nothing); None if the first round did not
-    finish within ``time_limit``."""
+    finish within ``time_limit``.  ``prices``: where the prices start (a warm start, e.g.
+    the prices of a larger set); any prices give a valid bound."""
     started = time.perf_counter()
     makers, reach = _moves(pieces, neighbours)
     copies = [piece.maximum or 0 for piece in pieces]
@@ -98,7 +100,7 @@ def relaxed_bound(
     limits = array.array("i", [min(radius, sum(reaches[: n - c])) for c in range(n + 1)]).tobytes()
     rotations_closed = all(piece.kind in ("free", "one-sided") for piece in pieces)
     starts = [0] if rotations_closed else [0, 1, 2, 3]
-    prices = [0.0] * len(pieces)
+    prices = list(prices) if prices is not None else [0.0] * len(pieces)
     best, best_prices, done = math.inf, tuple(prices), 0
     factor, stalled = 2.0, 0  # the step's factor, halved after STALL rounds that bring nothing
     while done < rounds:
@@ -134,3 +136,22 @@ def relaxed_bound(
     if best == math.inf:
         return None
     return RelaxedBound(math.floor(best + 1e-6), best_prices, done, time.perf_counter() - started)
+
+
+def needed_types(
+    pieces: Sequence[PieceType], neighbours: int, *, above: int, prices: Sequence[float], rounds: int = 40
+) -> list[tuple[str, int]]:
+    """The first step of a branch-and-bound over which pieces a fence uses: for each type,
+    the relaxed bound of the set with one copy of it fewer, the prices starting from
+    ``prices`` (those of the whole set).  A type whose bound is at most ``above`` is in
+    every fence that encloses more than ``above``."""
+    found = []
+    for kind, piece in enumerate(pieces):
+        left = (piece.maximum or 1) - 1
+        fewer = [attrs.evolve(piece, minimum=left, maximum=left)] if left else []
+        rest = [*fewer, *pieces[:kind], *pieces[kind + 1 :]]
+        start = [prices[kind]] * len(fewer) + [*prices[:kind], *prices[kind + 1 :]]
+        bound = relaxed_bound(rest, neighbours, target=above, rounds=rounds, prices=start)
+        assert bound is not None
+        found.append((piece.name, bound.bound))
+    return found

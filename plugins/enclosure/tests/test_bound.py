@@ -5,7 +5,7 @@ fall below a fence that exists.  Checked against the boundary search's proved op
 import random
 
 import pytest
-from polytile_enclosure.bound import relaxed_bound
+from polytile_enclosure.bound import needed_types, relaxed_bound
 from polytile_enclosure.fence import BoundarySearch
 
 from polytile_core.config.pipeline import resolve_pieces
@@ -33,6 +33,27 @@ def test_the_bound_is_never_below_the_proved_optimum_of_random_small_sets():
         optimum = BoundarySearch(pieces, neighbours).solve().bound
         found = relaxed_bound(pieces, neighbours, target=optimum, rounds=30)
         assert found is not None and found.bound >= optimum, f"seed {seed}, trial {trial}: {pieces}, rule {neighbours}"
+
+
+def test_any_starting_prices_give_a_bound_never_below_the_proved_optimum():
+    seed = random.randrange(2**32)
+    rng = random.Random(seed)
+    for trial in range(4):
+        pieces = tuple(random_piece(rng, f"p{k}") for k in range(rng.randint(2, 4)))
+        optimum = BoundarySearch(pieces, 8).solve().bound
+        prices = [rng.uniform(0, 5) for _ in pieces]
+        found = relaxed_bound(pieces, 8, target=optimum, rounds=3, prices=prices)
+        assert found is not None and found.bound >= optimum, f"seed {seed}, trial {trial}: {pieces}, prices {prices}"
+
+
+def test_each_bound_without_a_piece_is_at_least_the_optimum_without_it():
+    tetrominoes = resolve_pieces([PieceSpec(family="tetrominoes")], Host())
+    whole = relaxed_bound(tetrominoes, 8, target=9, rounds=60)
+    assert whole is not None
+    without = dict(needed_types(tetrominoes, 8, above=9, prices=whole.prices))
+    for kind, piece in enumerate(tetrominoes):
+        rest = tetrominoes[:kind] + tetrominoes[kind + 1 :]
+        assert without[piece.name] >= BoundarySearch(rest, 8).solve().bound
 
 
 @pytest.mark.parametrize("neighbours, optimum", [(8, 9), (4, 15)])
