@@ -1,27 +1,28 @@
 """Enclosure benchmark: how long the default route (the fence backend) takes to prove the
 optimum of each instance of issue 19, optionally side by side with CP-SAT's grid model;
-and, with --all-fences, every optimal pentomino fence listed and counted up to symmetry.
+and, with --all-fences, every optimal pentomino fence listed up to symmetry to a .jsonl
+file through the CLI, counted, and each re-checked by the flood fill.
 
 Each instance runs through the pipeline as a user would run it (no backend named, 2
 workers); the medians of the wall times are printed with the area, bound and status.
 
     .venv/bin/python benchmarks/enclosure.py --repeat 3
     .venv/bin/python benchmarks/enclosure.py --cpsat 150    # also the grid model on CP-SAT, 150 s each
-    .venv/bin/python benchmarks/enclosure.py --all-fences   # slow: every optimal pentomino fence
+    .venv/bin/python benchmarks/enclosure.py --all-fences   # every optimal pentomino fence (~1 min)
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-from polytile_core.config.pipeline import load_plan, resolve_pieces
-from polytile_core.config.schema import PieceSpec
+from polytile_core.config.pipeline import load_plan
 from polytile_core.host.registry import Host
-from polytile_core.model.geometry import SQUARE_SYMMETRIES
 from polytile_core.output.results import Result
 from polytile_core.solve.run import run
 
@@ -80,34 +81,39 @@ def proofs(repeat: int, cpsat: float | None) -> None:
             )
 
 
-def canonical(placements, symmetries) -> tuple:
-    """The smallest image of a fence under the symmetries, moved to the origin."""
-    images = []
-    for symmetry in symmetries:
-        moved = [(name, [SQUARE_SYMMETRIES[symmetry](x, y) for x, y in cells]) for name, cells in placements]
-        low_x = min(x for _, cells in moved for x, _ in cells)
-        low_y = min(y for _, cells in moved for _, y in cells)
-        images.append(
-            tuple(sorted((name, tuple(sorted((x - low_x, y - low_y) for x, y in cells))) for name, cells in moved))
-        )
-    return min(images)
+ALL_FENCES = '[[pieces]]\nfamily = "pentominoes"\n[options.enclose]\nlist_optimal = true\n[solve]\nworkers = 2\n'
 
 
 def all_fences() -> None:
-    from polytile_enclosure.fence import BoundarySearch
+    """Every optimal pentomino fence up to rotation and reflection, as a user lists them
+    (``polytile solve ... -o fences.jsonl``), timed; then each one re-checked here."""
+    from polytile_enclosure import enclosed_pockets
+    from polytile_enclosure.fence import canonical
 
-    pentominoes = resolve_pieces([PieceSpec(family="pentominoes")], Host())
-    started = time.perf_counter()
-    outcome = BoundarySearch(pentominoes, 8).solve(every=True, workers=2)
-    seconds = time.perf_counter() - started
-    rotations = {canonical(fenced.placements, range(4)) for fenced in outcome.fences}
-    classes = {canonical(fenced.placements, range(8)) for fenced in outcome.fences}
-    pieces_used = {len(fenced.placements) for fenced in outcome.fences}
+    from polytile_core.output.resultfile import read_result_lines
+
+    with tempfile.TemporaryDirectory() as directory:
+        pipeline, listing = Path(directory) / "fences.toml", Path(directory) / "fences.jsonl"
+        pipeline.write_text('problem = "enclose"\n' + ALL_FENCES, encoding="utf-8")
+        command = [str(Path(sys.executable).with_name("polytile")), "solve", str(pipeline), "-o", str(listing), "-q"]
+        started = time.perf_counter()
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+        seconds = time.perf_counter() - started
+        result = read_result_lines(listing)
+    classes, sizes = set(), set()
+    for solution in result.solutions:
+        placements = [(placed.piece, placed.cells) for placed in solution.placements]
+        fence = [cell for _, cells in placements for cell in cells]
+        pockets = enclosed_pockets(fence, result.region, 8)  # the independent flood fill
+        assert pockets and sorted(pockets[0]) == sorted(solution.interior or ()), "a listed fence is wrong"
+        sizes.add(len(pockets[0]))
+        classes.add(canonical(placements, range(8)))
     print(
-        f"12 pentominoes: optimum {outcome.bound} (proved: {outcome.proved}) in {seconds:.1f} s "
-        f"(dynamic program {outcome.seconds_dp:.1f} s); {len(outcome.fences)} optimal fences listed, "
-        f"{len(rotations)} up to rotation, {len(classes)} up to rotation and reflection; "
-        f"pieces in a fence: {sorted(pieces_used)}"
+        f"12 pentominoes, every optimal fence: {seconds:.1f} s for `polytile solve -o fences.jsonl` "
+        f"(dynamic program {result.details.get('dynamic program seconds')} s); count {result.count}, "
+        f"{len(result.solutions)} lines, {len(classes)} distinct up to rotation and reflection, "
+        f"pockets {sorted(sizes)} (each re-checked by the flood fill); {result.details.get('listed')}; "
+        f"fences walked {result.details.get('fences walked')}"
     )
 
 

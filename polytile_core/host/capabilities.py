@@ -62,7 +62,11 @@ class BackendCapabilities:
     with no processes to start and no model to send.  ``answers_probes``: given
     ``SolveSettings.probe`` it counts by its tables and gives up rather than search, so a
     run that would split a long search probes it with no time limit of its own (a table
-    count is never cut short and made again).
+    count is never cut short and made again).  ``reads_model = False``: the backend
+    solves the builder's statement of the problem (``Model.problem``) and adds to the
+    model only the variables of the answers it reports; when it is the backend its
+    problem kind's builder names, the run asks that builder for the statement alone
+    (``rows=False``), not for rows that can take far longer to write than the answer.
     """
 
     modes: frozenset[str] = attrs.field(converter=_names, validator=_known(MODES, "mode"))
@@ -71,6 +75,7 @@ class BackendCapabilities:
     distinct_in_search: bool = False
     releases_gil: bool = False
     answers_probes: bool = False
+    reads_model: bool = True
     rank: Mapping[str, int] = attrs.field(factory=dict, validator=_ranks)
 
     @property

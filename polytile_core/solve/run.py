@@ -159,7 +159,7 @@ def _prepared_model(plan: Plan) -> Model:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        model = plan.build()
+        model = _statement(plan) if _reads_no_rows(plan) else plan.build()
     finally:
         if collecting:
             gc.enable()
@@ -167,6 +167,19 @@ def _prepared_model(plan: Plan) -> Model:
         # Only when asked: on a large board this costs about as much as building the model.
         model.symmetries = placement_symmetries(model, plan.region, plan.pieces)
     return model
+
+
+def _reads_no_rows(plan: Plan) -> bool:
+    """Whether the plan's backend is its builder's own and declares ``reads_model = False``."""
+    backend = plan.backend
+    if backend is None or backend.capabilities is None or backend.name != plan.builder.backend:
+        return False
+    return not backend.capabilities.reads_model
+
+
+def _statement(plan: Plan) -> Model:
+    """The builder's statement of the problem alone, for a backend that reads no rows."""
+    return plan.builder.provides(plan.pieces, plan.region, plan.builder_options, rows=False)
 
 
 def _proved_by_area(plan: Plan) -> Outcome | None:

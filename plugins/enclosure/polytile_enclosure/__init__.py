@@ -54,6 +54,13 @@ class EncloseOptions:
             "board whose optimum is exact whenever it reaches this area"
         ),
     )
+    list_optimal: bool = attrs.field(
+        default=False,
+        metadata=doc(
+            "list every optimal fence, one per class under the pieces' symmetries (fence backend only): "
+            "each is a solution, streamed with -o FILE.jsonl, and the result's count is their number"
+        ),
+    )
     symmetry_breaking: bool = attrs.field(
         default=True,
         metadata=doc("fix one asymmetric piece's orientation and pin the fence to the top and left edges"),
@@ -79,12 +86,13 @@ def verify(solution: Solution, *, board: frozenset, neighbours: int, score: str)
     check_fence(fence, solution.interior or (), solution.objective, board, neighbours, score)
 
 
-def build(pieces, region, options):
-    """Build the enclosure model and attach its details and its independent check."""
+def build(pieces, region, options, rows: bool = True):
+    """Build the enclosure model (with ``rows=False``, for the fence backend, the statement
+    alone) and attach its details and its independent check."""
     from polytile_enclosure.model import build as build_model
 
     options = options or EncloseOptions()
-    model = build_model(pieces, region, options)
+    model = build_model(pieces, region, options, rows)
     model.verify = functools.partial(verify, board=model.board, neighbours=options.neighbours, score=options.score)
     return model
 
@@ -114,5 +122,6 @@ def polytile_register_backends(register):
         help="enclosures only: the boundary search, which proves the largest pocket (the default for enclose)",
         # It optimises enclosure models only, so it ranks no mode: auto reaches it through the
         # enclose builder, which declares it as its problem's own backend.
-        capabilities=BackendCapabilities(modes={"optimize"}),
+        # It reads the builder's statement (Model.problem), never the grid model's rows.
+        capabilities=BackendCapabilities(modes={"optimize"}, reads_model=False),
     )

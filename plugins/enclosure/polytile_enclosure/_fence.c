@@ -10,10 +10,12 @@
  * area F[T][d][v] of a path that used items {first} + T and stands at (v, d).
  * Overlaps are ignored, so the best closed value is an upper bound on the pocket.
  * trace(...) walks the table backwards and lists the cycles of exactly a given value
- * whose pieces do not overlap.  Both run with the GIL released.
+ * whose pieces do not overlap, each with its largest pocket (a flood fill of the
+ * outside under the rule's neighbours).  Both run with the GIL released.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +26,7 @@ enum { MOVE_INTS = 5, VISIT_INTS = 8 };
 
 typedef struct {
     PyObject_HEAD
-    int n_items, n_types, radius, width, cell_radius, cell_width;
+    int n_items, n_types, radius, width, cell_radius, cell_width, neighbours;
     int *item_type, *item_prev, *item_next, *reach;
     int *moves, *move_start;     /* d_in, d_out, dx, dy, area2; grouped by type*4 + d_in  */
     int *visits, *visit_start;   /* d_in, d_out, dx, dy, area2, shape, ox, oy; by type*4 + d_out */
@@ -57,8 +59,8 @@ static void Fence_dealloc(Fence *self) {
 
 static int Fence_init(Fence *self, PyObject *args, PyObject *kwds) {
     PyObject *b[10];
-    if (!PyArg_ParseTuple(args, "iiiiOOOOOOOOOO", &self->n_items, &self->n_types, &self->radius,
-                          &self->cell_radius, &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6], &b[7], &b[8], &b[9]))
+    if (!PyArg_ParseTuple(args, "iiiiiOOOOOOOOOO", &self->n_items, &self->n_types, &self->radius,
+                          &self->cell_radius, &self->neighbours, &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6], &b[7], &b[8], &b[9]))
         return -1;
     int **targets[10] = {&self->item_type, &self->item_prev, &self->item_next, &self->reach, &self->moves,
                          &self->move_start, &self->visits, &self->visit_start, &self->cell_start, &self->cells};
@@ -166,7 +168,8 @@ typedef struct {
     int16_t *table;
     unsigned char *occupied;
     int depth, *path;            /* per depth: item, visit, x, y */
-    int *out, out_len, out_cap;  /* found cycles: n, then n * (item, visit, x, y) */
+    int *out, out_len, out_cap;  /* found cycles: n, p, n * (item, visit, x, y), p * (x, y) of the pocket */
+    int *grid, *stack, grid_cells;  /* the flood fill's cells: the fence's box and a frame */
     double deadline;
     long nodes;
 } Trace;
@@ -189,8 +192,70 @@ static int place(Trace *tr, int *visit, int x, int y, int mark) {
     return 1;
 }
 
+enum { FREE = 0, FENCE = 1, OUTSIDE = 2 };  /* then a label per pocket, from 3 */
+static const int STEPS[8][2] = {{1, 0}, {0, 1}, {-1, 0}, {0, -1}, {1, 1}, {-1, 1}, {-1, -1}, {1, -1}};
+
+/* Label the FREE cells joined to ``from`` under the rule's steps; their number. */
+static int fill(Trace *tr, int from, int bw, int bh, int label) {
+    int top = 0, count = 0;
+    tr->grid[from] = label;
+    tr->stack[top++] = from;
+    while (top > 0) {
+        int at = tr->stack[--top], i = at / bh, j = at % bh;
+        count++;
+        for (int s = 0; s < tr->self->neighbours; s++) {
+            int ni = i + STEPS[s][0], nj = j + STEPS[s][1];
+            if (ni < 0 || nj < 0 || ni >= bw || nj >= bh || tr->grid[ni * bh + nj] != FREE) continue;
+            tr->grid[ni * bh + nj] = label;
+            tr->stack[top++] = ni * bh + nj;
+        }
+    }
+    return count;
+}
+
+/* The largest pocket of the fence on the path: the outside flooded from a frame round the
+ * fence's box, then the largest component of what is left.  Appends its cells to out
+ * (room for them is made by the caller) and returns their number. */
+static int pocket_of(Trace *tr) {
+    Fence *self = tr->self;
+    int low_x = 1 << 30, low_y = 1 << 30, high_x = -(1 << 30), high_y = -(1 << 30), bh = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int k = 0; k < tr->depth; k++) {
+            int *slot = tr->path + 4 * k, *visit = self->visits + slot[1] * VISIT_INTS, shape = visit[5];
+            for (int c = self->cell_start[shape]; c < self->cell_start[shape + 1]; c++) {
+                int cx = self->cells[2 * c] + slot[2] + visit[6], cy = self->cells[2 * c + 1] + slot[3] + visit[7];
+                if (pass == 1) {
+                    tr->grid[(cx - low_x + 1) * bh + (cy - low_y + 1)] = FENCE;
+                    continue;
+                }
+                if (cx < low_x) low_x = cx;
+                if (cx > high_x) high_x = cx;
+                if (cy < low_y) low_y = cy;
+                if (cy > high_y) high_y = cy;
+            }
+        }
+        if (pass == 0) {
+            bh = high_y - low_y + 3;
+            memset(tr->grid, 0, sizeof(int) * (size_t)(high_x - low_x + 3) * bh);
+        }
+    }
+    int bw = high_x - low_x + 3, best = 0, best_label = 0, label = OUTSIDE;
+    fill(tr, 0, bw, bh, OUTSIDE);  /* the frame is outside, and joined under either rule */
+    for (int at = 0; at < bw * bh; at++) {
+        if (tr->grid[at] != FREE) continue;
+        int size = fill(tr, at, bw, bh, ++label);
+        if (size > best) { best = size; best_label = label; }
+    }
+    for (int at = 0; at < bw * bh && best > 0; at++) {
+        if (tr->grid[at] != best_label) continue;
+        tr->out[tr->out_len++] = at / bh + low_x - 1;
+        tr->out[tr->out_len++] = at % bh + low_y - 1;
+    }
+    return best;
+}
+
 static int record(Trace *tr) {
-    int need = 1 + 4 * tr->depth;
+    int need = 2 + 4 * tr->depth + 2 * tr->grid_cells;
     if (tr->out_len + need > tr->out_cap) {
         int cap = 2 * tr->out_cap + need;
         int *grown = realloc(tr->out, sizeof(int) * cap);
@@ -198,9 +263,12 @@ static int record(Trace *tr) {
         tr->out = grown;
         tr->out_cap = cap;
     }
-    tr->out[tr->out_len++] = tr->depth;
+    int head = tr->out_len;
+    tr->out[head] = tr->depth;
+    tr->out_len += 2;
     memcpy(tr->out + tr->out_len, tr->path, sizeof(int) * 4 * tr->depth);
     tr->out_len += 4 * tr->depth;
+    tr->out[head + 1] = pocket_of(tr);
     tr->found++;
     return 1;
 }
@@ -270,22 +338,32 @@ static PyObject *Fence_trace(Fence *self, PyObject *args) {
     tr.deadline = seconds > 0 ? now() + seconds : 0;
     tr.occupied = calloc((size_t)self->cell_width * self->cell_width, 1);
     tr.path = malloc(sizeof(int) * 4 * (self->n_items + 1));
-    if (!tr.occupied || !tr.path) { free(tr.occupied); free(tr.path); return PyErr_NoMemory(); }
+    tr.grid_cells = (self->cell_width + 2) * (self->cell_width + 2);
+    tr.grid = malloc(sizeof(int) * tr.grid_cells);
+    tr.stack = malloc(sizeof(int) * tr.grid_cells);
+    if (!tr.occupied || !tr.path || !tr.grid || !tr.stack) {
+        free(tr.occupied); free(tr.path); free(tr.grid); free(tr.stack);
+        return PyErr_NoMemory();
+    }
     Py_BEGIN_ALLOW_THREADS
     walk_back(&tr, t, 0, 0, start, 0);
     Py_END_ALLOW_THREADS
     PyObject *cycles = PyList_New(0);
     for (int at = 0; at < tr.out_len;) {
-        int n = tr.out[at++];
+        int n = tr.out[at], p = tr.out[at + 1];
+        at += 2;
         PyObject *cycle = PyTuple_New(n);
         for (int k = 0; k < n; k++, at += 4)
             PyTuple_SET_ITEM(cycle, k, Py_BuildValue("(iiii)", tr.out[at], tr.out[at + 1], tr.out[at + 2], tr.out[at + 3]));
-        PyList_Append(cycles, cycle);
-        Py_DECREF(cycle);
+        PyObject *pocket = PyBytes_FromStringAndSize((const char *)(tr.out + at), sizeof(int) * 2 * (Py_ssize_t)p);
+        at += 2 * p;
+        PyObject *item = Py_BuildValue("(NN)", cycle, pocket);
+        PyList_Append(cycles, item);
+        Py_DECREF(item);
     }
     /* 1: walked to the end; 2: stopped at the limit of cycles; 0: out of time or cancelled */
     int status = !tr.stopped ? 1 : (tr.limit > 0 && tr.found >= tr.limit ? 2 : 0);
-    free(tr.occupied); free(tr.path); free(tr.out);
+    free(tr.occupied); free(tr.path); free(tr.out); free(tr.grid); free(tr.stack);
     return Py_BuildValue("(Ni)", cycles, status);
 }
 
@@ -298,7 +376,7 @@ static PyMethodDef Fence_methods[] = {
     {"dp", (PyCFunction)Fence_dp, METH_VARARGS,
      "dp(first, start, seconds) -> best doubled area closing after each T (None if out of time or cancelled)"},
     {"trace", (PyCFunction)Fence_trace, METH_VARARGS,
-     "trace(first, start, T, target, limit, seconds) -> (cycles, status)"},
+     "trace(first, start, T, target, limit, seconds) -> ([(cycle, pocket cells as int32 x, y bytes)], status)"},
     {"cancel", (PyCFunction)Fence_cancel, METH_NOARGS, "ask a running dp or trace to stop soon (any thread)"},
     {NULL, NULL, 0, NULL},
 };
@@ -313,7 +391,129 @@ static PyTypeObject FenceType = {
     .tp_methods = Fence_methods,
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_fence", "boundary dynamic program of the fence search", -1, NULL};
+/* relaxed(moves, move_start, penalties, limits, n_types, radius, start, seconds): the
+ * dynamic program of bound.py.  Like dp() but over (number of pieces placed, direction,
+ * position) instead of (set of pieces, direction, position): any piece may be placed
+ * again, at the price 2 * penalties[type] (doubles) on top of its doubled gain.
+ * ``moves`` are int32 rows (type, d_in, dx, dy, area2) grouped by d_out (move_start[d]
+ * .. move_start[d + 1]); limits[c] is how far from the origin a path of c pieces may
+ * stand (the reach of the pieces left).  Returns (best doubled value, pieces, uses per
+ * type) of the best cycle from (origin, start) back to it, or None when out of time.
+ * Each layer's four directions are shared between two threads. */
+typedef struct {
+    int *moves, *move_start, radius, reach, limit, d_from, d_to;
+    const double *penalty;
+    double *before, *here;
+    int *came;
+} Layer;
+
+static void *fill_layer(void *arg) {
+    Layer *job = arg;
+    int radius = job->radius, width = 2 * radius + 1, limit = job->limit, reach = job->reach;
+    long plane = (long)width * width;
+    for (int d = job->d_from; d < job->d_to; d++)
+        for (int x = -limit; x <= limit; x++) {
+            int span = limit - absolute(x);
+            for (int y = -span; y <= span; y++) {
+                double top = -1e300;
+                int arg_best = -1;
+                for (int m = job->move_start[d]; m < job->move_start[d + 1]; m++) {
+                    int *mv = job->moves + 5 * m, px = x - mv[2], py = y - mv[3];
+                    if (absolute(px) + absolute(py) > reach) continue;
+                    double v = job->before[mv[1] * plane + (long)(px + radius) * width + (py + radius)];
+                    if (v <= -1e299) continue;
+                    double gain = v + mv[4] - 2 * job->penalty[mv[0]] + (double)px * mv[3] - (double)py * mv[2];
+                    if (gain > top) { top = gain; arg_best = m; }
+                }
+                long at = d * plane + (long)(x + radius) * width + (y + radius);
+                job->here[at] = top;
+                job->came[at] = arg_best;
+            }
+        }
+    return NULL;
+}
+
+static PyObject *relaxed(PyObject *module, PyObject *args) {
+    PyObject *moves_bytes, *start_bytes, *penalty_bytes, *limit_bytes;
+    int radius, start, n_types;
+    double seconds;
+    if (!PyArg_ParseTuple(args, "OOOOiiid", &moves_bytes, &start_bytes, &penalty_bytes, &limit_bytes, &n_types, &radius,
+                          &start, &seconds))
+        return NULL;
+    Py_ssize_t n_limits;
+    int *moves = copy_ints(moves_bytes, NULL), *move_start = copy_ints(start_bytes, NULL);
+    int *limits = copy_ints(limit_bytes, &n_limits);
+    char *penalty_data;
+    Py_ssize_t penalty_size;
+    if (!moves || !move_start || !limits || PyBytes_AsStringAndSize(penalty_bytes, &penalty_data, &penalty_size) < 0) {
+        free(moves); free(move_start); free(limits);
+        return NULL;
+    }
+    const double *penalty = (const double *)penalty_data;
+    int n = (int)n_limits - 1, width = 2 * radius + 1, timed_out = 0;
+    long plane = (long)width * width, layer = 4 * plane, states = (long)(n + 1) * layer;
+    double *value = malloc(sizeof(double) * states);
+    int *from = malloc(sizeof(int) * states);
+    int *uses = calloc(n_types, sizeof(int));
+    if (!value || !from || !uses) {
+        free(moves); free(move_start); free(limits); free(value); free(from); free(uses);
+        return PyErr_NoMemory();
+    }
+    double deadline = seconds > 0 ? now() + seconds : 0, best = -1e300;
+    int best_count = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (long k = 0; k < states; k++) { value[k] = -1e300; from[k] = -1; }
+    for (int d = 0; d < 4; d++)
+        for (int m = move_start[d]; m < move_start[d + 1]; m++) {
+            int *mv = moves + 5 * m;
+            if (mv[1] != start || absolute(mv[2]) + absolute(mv[3]) > limits[1]) continue;
+            long at = layer + d * plane + (long)(mv[2] + radius) * width + (mv[3] + radius);
+            double gain = mv[4] - 2 * penalty[mv[0]];
+            if (gain > value[at]) { value[at] = gain; from[at] = m; }
+        }
+    for (int c = 2; c <= n && !timed_out; c++) {
+        if (deadline > 0 && now() > deadline) timed_out = 1;
+        Layer jobs[2];
+        for (int k = 0; k < 2; k++)
+            jobs[k] = (Layer){moves, move_start, radius, limits[c - 1], limits[c], 2 * k, 2 * k + 2, penalty,
+                              value + (long)(c - 1) * layer, value + (long)c * layer, from + (long)c * layer};
+        pthread_t helper;
+        int threaded = pthread_create(&helper, NULL, fill_layer, &jobs[1]) == 0;
+        fill_layer(&jobs[0]);
+        if (threaded) pthread_join(helper, NULL); else fill_layer(&jobs[1]);
+    }
+    long origin = (long)start * plane + (long)radius * width + radius;
+    for (int c = 1; c <= n; c++)
+        if (value[(long)c * layer + origin] > best) { best = value[(long)c * layer + origin]; best_count = c; }
+    if (best > -1e299) {
+        int x = 0, y = 0, d = start;
+        for (int c = best_count; c >= 1; c--) {
+            int *mv = moves + 5 * from[(long)c * layer + d * plane + (long)(x + radius) * width + (y + radius)];
+            uses[mv[0]]++;
+            x -= mv[2]; y -= mv[3]; d = mv[1];
+        }
+    }
+    Py_END_ALLOW_THREADS
+    PyObject *out;
+    if (timed_out) {
+        out = Py_None;
+        Py_INCREF(out);
+    } else {
+        PyObject *counts = PyTuple_New(n_types);
+        for (int k = 0; k < n_types; k++) PyTuple_SET_ITEM(counts, k, PyLong_FromLong(uses[k]));
+        out = Py_BuildValue("(diN)", best, best_count, counts);
+    }
+    free(moves); free(move_start); free(limits); free(value); free(from); free(uses);
+    return out;
+}
+
+static PyMethodDef module_methods[] = {
+    {"relaxed", relaxed, METH_VARARGS,
+     "relaxed(moves, move_start, penalties, limits, n_types, radius, start, seconds) -> (best doubled value, pieces, uses per type) or None"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_fence", "boundary dynamic program of the fence search", -1, module_methods};
 
 PyMODINIT_FUNC PyInit__fence(void) {
     if (PyType_Ready(&FenceType) < 0) return NULL;

@@ -15,11 +15,11 @@ import threading
 from polytile_core.errors import InputError
 from polytile_core.host.contracts import BackendResult, OnSolution, SolveSettings
 from polytile_core.model.geometry import SQUARE_SYMMETRIES, Cell, kind_symmetries
-from polytile_core.model.zero_one import Model
+from polytile_core.model.zero_one import Model, Placement
 from polytile_core.output.results import Found, Termination
 from polytile_enclosure.check import enclosed_pockets
-from polytile_enclosure.fence import BoundarySearch, Fenced
-from polytile_enclosure.model import EnclosureProblem
+from polytile_enclosure.fence import BoundarySearch, Fenced, canonical
+from polytile_enclosure.model import EnclosureProblem, interior_cells
 
 PROOF = {
     8: "boundary dynamic program (classic rule: pieces joined edge to edge around the pocket), "
@@ -44,8 +44,10 @@ class FenceBackend:
             )
         board = BoardFit(model, problem)
         search = BoundarySearch(problem.pieces, problem.neighbours)
+        listing = Listing(board, on_solution) if problem.list_optimal else None
         outcome = search.solve(
             accept=board.place,
+            every=listing.add if listing else None,
             time_limit=settings.time_limit,
             workers=settings.workers or os.cpu_count() or 1,
             stop=stop,
@@ -53,6 +55,8 @@ class FenceBackend:
         for fenced in outcome.fences:
             on_solution(board.variables(fenced))
         best = max((len(fenced.pocket) for fenced in outcome.fences), default=None)
+        if listing is not None and listing.size is not None:
+            best = max(best or 0, listing.size)
         if outcome.proved and best is None:
             on_solution([])  # nothing can be enclosed: every piece parked, area 0
             best = 0
@@ -64,24 +68,56 @@ class FenceBackend:
             "fences checked": outcome.cycles_checked,
             "dynamic program seconds": round(outcome.seconds_dp, 2),
         }
+        count = None
+        if listing is not None:
+            count = len(listing.seen)
+            details["listed"] = f"{count} optimal fences, one per class under {listing.group}" + (
+                "" if outcome.proved else " (stopped before the listing was complete)"
+            )
+            details["fences walked"] = outcome.listed
         if outcome.proved:
             return BackendResult(
-                Termination.COMPLETED, Found.OPTIMAL, "proved", objective=best, bound=best, details=details
+                Termination.COMPLETED, Found.OPTIMAL, "proved", count, objective=best, bound=best, details=details
             )
         termination = Termination.INTERRUPTED if stop.is_set() else Termination.TIME_LIMIT
         found = Found.FEASIBLE if best is not None else Found.NONE
-        return BackendResult(termination, found, "stopped", objective=best, bound=outcome.bound, details=details)
+        return BackendResult(termination, found, "stopped", count, objective=best, bound=outcome.bound, details=details)
+
+
+class Listing:
+    """``list_optimal``: streams each optimal fence the walk lists, once per class under the
+    symmetries every piece allows (rotations and reflections for free pieces)."""
+
+    def __init__(self, board: BoardFit, on_solution: OnSolution):
+        self.board = board
+        self.on_solution = on_solution
+        self.seen: set[tuple] = set()
+        self.size: int | None = None
+        self.group = {8: "rotation and reflection", 4: "rotation", 1: "translation only"}.get(
+            len(board.symmetries), "the pieces' symmetries"
+        )
+
+    def add(self, fenced: Fenced) -> None:
+        key = canonical(fenced.placements, self.board.symmetries)
+        if key not in self.seen:
+            self.seen.add(key)
+            self.size = len(fenced.pocket)
+            self.on_solution(self.board.variables(fenced))
 
 
 class BoardFit:
-    """Moves a fence onto the model's board: the model's own placements and interior cells."""
+    """Moves a fence onto the model's board: the grid model's own placements and interior
+    cells, or, on the builder's statement alone (no rows), variables added for the fence."""
 
     def __init__(self, model: Model, problem: EnclosureProblem):
         self.model = model
         self.problem = problem
         self.board = model.board
+        self.grid = bool(model.constraints)
         self.placement = {(p.piece, frozenset(p.cells)): var for var, p in model.placements.items()}
         self.interior = {cell: var for var, cell in model.interior.items()}
+        if not self.grid:
+            self.enclosable = frozenset(interior_cells(self.board, problem.neighbours))
         kinds = {piece.kind for piece in problem.pieces}
         self.symmetries = [s for s in range(8) if all(s in kind_symmetries(kind) for kind in kinds)]
         xs, ys = [x for x, _ in self.board], [y for _, y in self.board]
@@ -97,9 +133,10 @@ class BoardFit:
                 placed = tuple(
                     (name, tuple(sorted((x + shift[0], y + shift[1]) for x, y in cells))) for name, cells in turned
                 )
-                if all((name, frozenset(cells)) in self.placement for name, cells in placed):
-                    pocket = self._pocket(placed)
-                    if len(pocket) >= len(fenced.pocket) and all(cell in self.interior for cell in pocket):
+                if all(self._placeable(name, cells) for name, cells in placed):
+                    # On a rectangle a fence that fits has its pocket inside its own box, on the board.
+                    pocket = self._moved(fenced.pocket, symmetry, shift) if self.rectangle else self._pocket(placed)
+                    if len(pocket) >= len(fenced.pocket) and all(self._enclosable(cell) for cell in pocket):
                         return Fenced(placed, pocket)
         if self.problem.board_holds_every_fence:
             raise AssertionError("the automatic board cannot hold a fence the boundary search found (a sizing bug)")
@@ -117,10 +154,38 @@ class BoardFit:
             for dy in range(self.low[1] - low_y, self.high[1] - high_y + 1):
                 yield dx, dy
 
+    @staticmethod
+    def _moved(cells, symmetry: int, shift: Cell) -> frozenset[Cell]:
+        turned = (SQUARE_SYMMETRIES[symmetry](x, y) for x, y in cells)
+        return frozenset((x + shift[0], y + shift[1]) for x, y in turned)
+
+    def _placeable(self, name: str, cells) -> bool:
+        if self.grid:
+            return (name, frozenset(cells)) in self.placement
+        return all(cell in self.board for cell in cells)
+
+    def _enclosable(self, cell: Cell) -> bool:
+        return cell in self.interior if self.grid else cell in self.enclosable
+
     def _pocket(self, placed) -> frozenset[Cell]:
         pockets = enclosed_pockets([cell for _, cells in placed for cell in cells], self.board, self.problem.neighbours)
         return pockets[0] if pockets else frozenset()
 
     def variables(self, fenced: Fenced) -> list[int]:
-        chosen = [self.placement[(name, frozenset(cells))] for name, cells in fenced.placements]
-        return sorted(chosen + [self.interior[cell] for cell in fenced.pocket])
+        chosen = [self._placement(name, cells) for name, cells in fenced.placements]
+        return sorted(chosen + [self._interior(cell) for cell in fenced.pocket])
+
+    def _placement(self, name: str, cells) -> int:
+        key = (name, frozenset(cells))
+        if key not in self.placement:
+            self.placement[key] = self.model.add_variable(f"{name} at {min(cells)}", placement=Placement(name, cells))
+        return self.placement[key]
+
+    def _interior(self, cell: Cell) -> int:
+        if cell not in self.interior:
+            var = self.model.add_variable(f"interior {cell[0]},{cell[1]}")
+            self.model.interior[var] = cell
+            self.interior[cell] = var
+            assert self.model.objective is not None
+            self.model.objective[var] = 1
+        return self.interior[cell]

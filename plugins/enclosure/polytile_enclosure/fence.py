@@ -19,13 +19,14 @@ value, an upper bound on every pocket (each piece is used at most once: a piece 
 twice on the curve can be cut out of one of the two loops it closes, which keeps the
 pocket and only adds area).  The bound counts P and anything P surrounds, so it is a
 bound on the *largest pocket* (score "region").  A backward walk through the table lists
-the cycles of exactly the bound whose pieces do not overlap; the flood-fill checker
-decides whether one really encloses that many cells.  If none does, the bound drops by
+the cycles of exactly the bound whose pieces do not overlap, each with its largest pocket
+measured by a flood fill in C (the run re-checks what it returns with ``check.py``).  If none does, the bound drops by
 one and the walk repeats: the first level with a real fence is the optimum.
 """
 
 from __future__ import annotations
 
+import array
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -35,10 +36,9 @@ import attrs
 
 from polytile_core.errors import InputError
 from polytile_core.host.contracts import relay_stop, report_progress
-from polytile_core.model.geometry import Cell
+from polytile_core.model.geometry import SQUARE_SYMMETRIES, Cell
 from polytile_core.model.problem import PieceType
 from polytile_enclosure._fence import Fence
-from polytile_enclosure.check import enclosed_pockets
 
 # Headings E, N, W, S; left(h) = h + 1, right(h) = h + 3, reverse = h + 2 (mod 4).
 HEADINGS = ((1, 0), (0, 1), (-1, 0), (0, -1))
@@ -150,6 +150,25 @@ def visits(shape: Sequence[Cell], shape_index: int, neighbours: int) -> list[Vis
     return found
 
 
+def pocket_cells(packed: bytes) -> frozenset[Cell]:
+    """The pocket the C walk measured, from its packed int32 (x, y) pairs."""
+    values = array.array("i", packed)
+    return frozenset(zip(values[0::2], values[1::2], strict=True))
+
+
+def canonical(placements, symmetries) -> tuple:
+    """The same key for a fence and its images under ``symmetries`` (moved to the origin)."""
+    images = []
+    for symmetry in symmetries:
+        moved = [(name, [SQUARE_SYMMETRIES[symmetry](x, y) for x, y in cells]) for name, cells in placements]
+        low_x = min(x for _, cells in moved for x, _ in cells)
+        low_y = min(y for _, cells in moved for _, y in cells)
+        images.append(
+            tuple(sorted((name, tuple(sorted((x - low_x, y - low_y) for x, y in cells))) for name, cells in moved))
+        )
+    return min(images)
+
+
 @attrs.frozen
 class Fenced:
     """A fence the search accepted: the pieces placed and the pocket they enclose."""
@@ -169,6 +188,7 @@ class Outcome:
     levels: int
     cycles_checked: int
     seconds_dp: float
+    listed: int = 0  # with ``every``: the fences passed to it
 
 
 class BoundarySearch:
@@ -189,7 +209,7 @@ class BoundarySearch:
                 try:
                     found += visits(shape, len(self.shapes), neighbours)
                 except ValueError as exc:
-                    raise InputError(f'piece {piece.name!r}: {exc}; use method = "grid"', path="pieces") from None
+                    raise InputError(f'piece {piece.name!r}: {exc}; use backend = "cpsat"', path="pieces") from None
                 self.shapes.append((number, tuple(shape)))
             self.by_type.append(found)
         self.reach = [max(abs(v.dx) + abs(v.dy) for v in found) for found in self.by_type]
@@ -219,11 +239,12 @@ class BoundarySearch:
                 '(at most 4 GB); use backend = "cpsat"',
                 path="pieces",
             )
-        self.fence = Fence(len(self.items), len(self.pieces), self.radius, self.cell_radius, *self._tables())
+        self.closings: list[tuple[int, int, int, int]] | None = None
+        self.fence = Fence(
+            len(self.items), len(self.pieces), self.radius, self.cell_radius, neighbours, *self._tables()
+        )
 
     def _tables(self) -> list[bytes]:
-        import array
-
         def ints(values) -> bytes:
             return array.array("i", values).tobytes()
 
@@ -275,32 +296,37 @@ class BoundarySearch:
             placed.append((self.pieces[kind].name, cells))
         return tuple(placed)
 
-    def largest_pocket(self, placements) -> frozenset[Cell]:
-        fence = [cell for _, cells in placements for cell in cells]
-        xs, ys = [x for x, _ in fence], [y for _, y in fence]
-        box = {(x, y) for x in range(min(xs), max(xs) + 1) for y in range(min(ys), max(ys) + 1)}
-        pockets = enclosed_pockets(fence, box, self.neighbours)
-        return pockets[0] if pockets else frozenset()
-
     def solve(
         self,
         *,
         accept: Callable[[Fenced], Fenced | None] = lambda fenced: fenced,
-        every: bool = False,
+        every: Callable[[Fenced], None] | None = None,
+        most_pieces: int | None = None,
         time_limit: float | None = None,
         workers: int = 1,
         stop: threading.Event | None = None,
     ) -> Outcome:
         """Walk the levels down from the dynamic program's bound until a fence that
         ``accept`` takes (it may move it, e.g. onto a board) encloses the level; with
-        ``every``, list every such fence at that level."""
+        ``every``, list every such fence at that level instead, each passed to ``every``
+        as soon as it is proved optimal (its pocket is the level walked).  With
+        ``most_pieces``, only fences of at most that many pieces count.  The dynamic
+        program runs once per search: a second ``solve`` walks the same tables."""
         stop = stop or threading.Event()
         started = time.perf_counter()
         deadline = None if time_limit is None else started + time_limit
         with relay_stop(stop, self.fence.cancel):
-            return self._levels(accept, every, deadline, workers, stop, started)
+            if self.closings is None:
+                self.closings = self._tables_filled(deadline, workers)
+            seconds_dp = time.perf_counter() - started
+            if self.closings is None:
+                return Outcome((), None, False, 0, 0, seconds_dp)
+            candidates = [c for c in self.closings if most_pieces is None or 1 + c[3].bit_count() <= most_pieces]
+            return self._levels(candidates, accept, every, deadline, stop, seconds_dp)
 
-    def _levels(self, accept, every, deadline, workers, stop, started) -> Outcome:
+    def _tables_filled(self, deadline, workers) -> list[tuple[int, int, int, int]] | None:
+        """Run the dynamic program: every closed cycle's (doubled value, first item, start
+        direction, set of the other items), best first; None if it ran out of time."""
         firsts = [
             (i, s) for i, kind in enumerate(self.items) if i == 0 or self.items[i - 1] != kind for s in self.starts
         ]
@@ -316,16 +342,21 @@ class BoundarySearch:
             report_progress(stage="computing the bound (boundary tables)")
             for (first, start), closing in zip(firsts, pool.map(table, firsts), strict=True):
                 if closing is None:
-                    return Outcome((), None, False, 0, 0, time.perf_counter() - started)
+                    return None
                 candidates += [(value, first, start, t) for t, value in enumerate(closing) if value > 0]
-        seconds_dp = time.perf_counter() - started
-        candidates.sort(reverse=True)
+        return sorted(candidates, reverse=True)
+
+    def _levels(self, candidates, accept, every, deadline, stop, seconds_dp) -> Outcome:
         # Every non-overlapping cycle of value >= level has been looked at, so the optimum is
         # at most max(size, level - 1); and a fence with pocket p has a cycle of value >= p.
-        best: list[Fenced] = []
-        size = checked = levels = 0
+        best: list[Fenced] = []  # the largest fences found, until they are listed
+        size = checked = levels = listed = 0
         level = candidates[0][0] // 2 if candidates else 0
-        while level > 0 and (size < level or (every and size == level)):
+
+        def stopped() -> Outcome:
+            return Outcome(tuple(best), max(size, level), False, levels, checked, seconds_dp, listed)
+
+        while level > 0 and (size < level or (every is not None and size == level)):
             report_progress(best=size, bound=level)
             levels += 1
             for value, first, start, t in candidates:
@@ -333,24 +364,28 @@ class BoundarySearch:
                     break
                 left = 0.0 if deadline is None else deadline - time.perf_counter()
                 if stop.is_set() or (deadline is not None and left <= 0):
-                    return Outcome(tuple(best), max(size, level), False, levels, checked, seconds_dp)
+                    return stopped()
                 cycles, status = self.fence.trace(first, start, t, 2 * level, 0, left)
-                for cycle in cycles:
+                for cycle, cells in cycles:
                     checked += 1
-                    placements = self.placements_of(cycle)
-                    pocket = self.largest_pocket(placements)
-                    if not pocket or len(pocket) < size or (len(pocket) == size and not every):
+                    pocket = pocket_cells(cells)
+                    if not pocket or len(pocket) < size or (len(pocket) == size and every is None):
                         continue
-                    fenced = accept(Fenced(placements, pocket))
+                    fenced = accept(Fenced(self.placements_of(cycle), pocket))
                     if fenced is None:
                         continue
                     if len(fenced.pocket) > size:
                         size, best = len(fenced.pocket), []
                         report_progress(best=size, bound=level)
                     best.append(fenced)
-                    if size >= level and not every:
+                    if size >= level and every is None:
                         return Outcome(tuple(best), size, True, levels, checked, seconds_dp)
+                    if size == level and every is not None:  # proved optimal: no level above has a fence
+                        for optimal in best:
+                            every(optimal)
+                        listed += len(best)
+                        best = []
                 if status == 0:
-                    return Outcome(tuple(best), max(size, level), False, levels, checked, seconds_dp)
+                    return stopped()
             level -= 1
-        return Outcome(tuple(best), size, True, levels, checked, seconds_dp)
+        return Outcome(tuple(best), size, True, levels, checked, seconds_dp, listed)

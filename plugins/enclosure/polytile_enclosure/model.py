@@ -51,6 +51,8 @@ class EnclosureProblem:
     score: str
     # An automatic board sized for every pocket holds every fence (docs/enclosure.md).
     board_holds_every_fence: bool
+    # List every optimal fence up to the pieces' symmetries, not just one.
+    list_optimal: bool = False
 
 
 def fence_cells(pieces: Sequence[PieceType]) -> int:
@@ -167,7 +169,9 @@ def pinned_orientations(pieces: Sequence[PieceType], group: list[int]) -> tuple[
     return None
 
 
-def build(pieces: tuple[PieceType, ...], region: Region | None, options) -> Model:
+def build(pieces: tuple[PieceType, ...], region: Region | None, options, rows: bool = True) -> Model:
+    """The grid model, or with ``rows=False`` the statement alone (the board, the
+    problem, the details) for the fence backend, which adds the variables of its answers."""
     from polytile_enclosure import EncloseOptions
 
     options = options or EncloseOptions()
@@ -179,70 +183,29 @@ def build(pieces: tuple[PieceType, ...], region: Region | None, options) -> Mode
         if piece.minimum != piece.maximum:
             raise InputError(f"piece {piece.name!r} needs an exact count (count = k) in an enclosure", path="pieces")
     board, how, rectangle = _board(pieces, region, options)
-    moves = steps(options.neighbours)
-    cells = board.cells
-    interior_cells = sorted(c for c in cells if all((c[0] + dx, c[1] + dy) in cells for dx, dy in moves))
-    if not interior_cells:
+    if not interior_cells(board.cells, options.neighbours):
         raise InputError(
             f"the board ({how}) has no cell away from its edge, so nothing can be enclosed", path="options.enclose"
         )
-
-    group = symmetry_group(pieces, board) if options.symmetry_breaking else [0]
-    pinned = pinned_orientations(pieces, group)
-    model = Model(name="enclose")
-    covering: dict[Cell, list[int]] = {cell: [] for cell in cells}
     for piece in pieces:
-        shapes = pinned[1] if pinned and pinned[0] == piece.name else piece.orientations()
-        variables = []
-        for number, placed in enumerate(placements(shapes, board)):
-            var = model.add_variable(f"{piece.name}#{number}", placement=Placement(piece.name, placed))
-            variables.append(var)
-            for cell in placed:
-                covering[cell].append(var)
-        if not variables:
+        if not any(_fits(shape, board.cells) for shape in piece.orientations()):
             raise InputError(f"piece {piece.name!r} does not fit on the board ({how})", path="options.enclose")
-        # Copies left off the board are parked far away, where they cannot change any pocket.
-        model.add_constraint([(var, 1) for var in variables], "<=", piece.minimum, f"piece {piece.name}")
-
-    needs_boundary = set(interior_cells) | {(x + dx, y + dy) for x, y in interior_cells for dx, dy in moves}
-    boundary: dict[Cell, int] = {}
-    for cell in sorted(needs_boundary):
-        var = model.add_variable(f"boundary {cell[0]},{cell[1]}", decision=False)
-        boundary[cell] = var
-        model.add_constraint([(var, 1)] + [(p, -1) for p in covering[cell]], "==", 0, f"boundary {cell[0]},{cell[1]}")
-    for cell in sorted(cells - needs_boundary):
-        if len(covering[cell]) > 1:
-            model.add_constraint([(p, 1) for p in covering[cell]], "<=", 1, f"no overlap {cell[0]},{cell[1]}")
-
-    interior: dict[Cell, int] = {}
-    for cell in interior_cells:
-        var = model.add_variable(f"interior {cell[0]},{cell[1]}")
-        interior[cell] = var
-        model.interior[var] = cell
-    for (x, y), var in interior.items():
-        model.add_constraint([(var, 1), (boundary[(x, y)], 1)], "<=", 1, f"interior or fence {x},{y}")
-        for dx, dy in moves:
-            near = (x + dx, y + dy)
-            terms = [(var, 1), (boundary[near], -1)]
-            if near in interior:
-                terms.append((interior[near], -1))
-            model.add_constraint(terms, "<=", 0, f"closure {x},{y} to {near[0]},{near[1]}")
-
-    pinned_to_edges = rectangle and options.symmetry_breaking
-    if pinned_to_edges:
-        top_row, left_column = min(y for _, y in cells), min(x for x, _ in cells)
-        top = {p for (_, y), ps in covering.items() if y == top_row for p in ps}
-        left = {p for (x, _), ps in covering.items() if x == left_column for p in ps}
-        model.add_constraint([(p, 1) for p in sorted(top)], ">=", 1, "fence touches the top edge")
-        model.add_constraint([(p, 1) for p in sorted(left)], ">=", 1, "fence touches the left edge")
-
-    if options.score == "region":
-        _connect(model, interior, moves, len(interior_cells))
-    model.objective = {var: 1 for var in interior.values()}
+    if options.list_optimal and rows:
+        raise InputError(
+            "list_optimal lists fences with the fence backend (the default for enclose); "
+            "the grid model finds one best fence",
+            path="options.enclose.list_optimal",
+        )
+    model = Model(name="enclose")
+    broken = _write_grid(model, pieces, board, rectangle, options) if rows else []
+    if not rows:
+        model.objective = {}  # the fence backend adds the interior cells of its answers
     model.maximize = True
-    model.board = frozenset(cells)
+    model.board = frozenset(board.cells)
     automatic = region is None and options.width is None and options.height is None and options.size_for_area <= 1
-    model.problem = EnclosureProblem(pieces, options.neighbours, options.score, board_holds_every_fence=automatic)
+    model.problem = EnclosureProblem(
+        pieces, options.neighbours, options.score, board_holds_every_fence=automatic, list_optimal=options.list_optimal
+    )
     model.details = {
         "rule": RULES[options.neighbours],
         "score": SCORES[options.score],
@@ -266,12 +229,80 @@ def build(pieces: tuple[PieceType, ...], region: Region | None, options) -> Mode
             else f"the board cannot hold every fence enclosing {options.size_for_area} or more ({safe} can): "
             "such a fence may not fit"
         )
-    broken = [f"piece {pinned[0]} in {len(pinned[1])} of its orientations"] if pinned else []
-    if pinned_to_edges:
-        broken.append("fence touches the board's top and left edges")
     if broken:
         model.details["symmetry"] = "; ".join(broken)
     return model
+
+
+def interior_cells(cells: frozenset[Cell], neighbours: int) -> list[Cell]:
+    """The cells that can be enclosed: every neighbour on the board (off it is outside)."""
+    moves = steps(neighbours)
+    return sorted(c for c in cells if all((c[0] + dx, c[1] + dy) in cells for dx, dy in moves))
+
+
+def _fits(shape: Cells, cells: frozenset[Cell]) -> bool:
+    anchor_x, anchor_y = shape[0]
+    return any(all((x + bx - anchor_x, y + by - anchor_y) in cells for x, y in shape) for bx, by in cells)
+
+
+def _write_grid(model: Model, pieces, board: Region, rectangle: bool, options) -> list[str]:
+    """Furmanek's ILP made exact (the module's docstring); returns the symmetry broken."""
+    moves = steps(options.neighbours)
+    cells = board.cells
+    group = symmetry_group(pieces, board) if options.symmetry_breaking else [0]
+    pinned = pinned_orientations(pieces, group)
+    covering: dict[Cell, list[int]] = {cell: [] for cell in cells}
+    for piece in pieces:
+        shapes = pinned[1] if pinned and pinned[0] == piece.name else piece.orientations()
+        variables = []
+        for number, placed in enumerate(placements(shapes, board)):
+            var = model.add_variable(f"{piece.name}#{number}", placement=Placement(piece.name, placed))
+            variables.append(var)
+            for cell in placed:
+                covering[cell].append(var)
+        # Copies left off the board are parked far away, where they cannot change any pocket.
+        model.add_constraint([(var, 1) for var in variables], "<=", piece.minimum, f"piece {piece.name}")
+
+    enclosable = interior_cells(cells, options.neighbours)
+    needs_boundary = set(enclosable) | {(x + dx, y + dy) for x, y in enclosable for dx, dy in moves}
+    boundary: dict[Cell, int] = {}
+    for cell in sorted(needs_boundary):
+        var = model.add_variable(f"boundary {cell[0]},{cell[1]}", decision=False)
+        boundary[cell] = var
+        model.add_constraint([(var, 1)] + [(p, -1) for p in covering[cell]], "==", 0, f"boundary {cell[0]},{cell[1]}")
+    for cell in sorted(cells - needs_boundary):
+        if len(covering[cell]) > 1:
+            model.add_constraint([(p, 1) for p in covering[cell]], "<=", 1, f"no overlap {cell[0]},{cell[1]}")
+
+    interior: dict[Cell, int] = {}
+    for cell in enclosable:
+        var = model.add_variable(f"interior {cell[0]},{cell[1]}")
+        interior[cell] = var
+        model.interior[var] = cell
+    for (x, y), var in interior.items():
+        model.add_constraint([(var, 1), (boundary[(x, y)], 1)], "<=", 1, f"interior or fence {x},{y}")
+        for dx, dy in moves:
+            near = (x + dx, y + dy)
+            terms = [(var, 1), (boundary[near], -1)]
+            if near in interior:
+                terms.append((interior[near], -1))
+            model.add_constraint(terms, "<=", 0, f"closure {x},{y} to {near[0]},{near[1]}")
+
+    pinned_to_edges = rectangle and options.symmetry_breaking
+    if pinned_to_edges:
+        top_row, left_column = min(y for _, y in cells), min(x for x, _ in cells)
+        top = {p for (_, y), ps in covering.items() if y == top_row for p in ps}
+        left = {p for (x, _), ps in covering.items() if x == left_column for p in ps}
+        model.add_constraint([(p, 1) for p in sorted(top)], ">=", 1, "fence touches the top edge")
+        model.add_constraint([(p, 1) for p in sorted(left)], ">=", 1, "fence touches the left edge")
+
+    if options.score == "region":
+        _connect(model, interior, moves, len(enclosable))
+    model.objective = {var: 1 for var in interior.values()}
+    broken = [f"piece {pinned[0]} in {len(pinned[1])} of its orientations"] if pinned else []
+    if pinned_to_edges:
+        broken.append("fence touches the board's top and left edges")
+    return broken
 
 
 def _board(pieces, region: Region | None, options) -> tuple[Region, str, bool]:
