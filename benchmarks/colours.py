@@ -36,9 +36,7 @@ INSTANCES = ("gb2022-fig02", "gb2022-fig06", "gb2022-fig08", "gb2022-fig12")
 def part_sizes(plan, options: ColoursOptions) -> tuple[int | None, str]:
     """(parts, variables of the first 20 parts that reach the search, least–most)."""
     problem, model = plan.tiling_problem(), plan.build()
-    split = plan.split.provides.split(problem, model, plan.build_problem, options) if False else None  # noqa: F841
-    decomposer = Host().get("decomposers", "colours").provides
-    split = decomposer.split(problem, model, lambda part: None, options)
+    split = plan.split.provides.split(problem, model, plan.build, options, jobs=plan.jobs)
     if split.impossible:
         return 0, "—"
     sizes = [part.model.num_variables for part in itertools.islice(split.parts, 200) if "empty" not in part.details]

@@ -24,7 +24,7 @@ import weakref
 import attrs
 
 from polytile_core.errors import InputError
-from polytile_core.model.zero_one import Model, Pins
+from polytile_core.model.zero_one import Model, Pins, check_build_limits
 
 UNBOUNDED = 1 << 62
 
@@ -70,6 +70,8 @@ def cover_problem(model: Model, *, allowed: set[int] | None = None) -> CoverProb
     rows: list[int] = []
     bounds: dict[tuple, list[int]] = {}
     for index, constraint in enumerate(model.constraints):
+        if not index % 1024:
+            check_build_limits()
         terms = [(var, coefficient) for var, coefficient in constraint.terms if coefficient != 0]
         for _var, coefficient in terms:
             if not isinstance(coefficient, int) or coefficient < 0:
@@ -103,6 +105,8 @@ def cover_problem(model: Model, *, allowed: set[int] | None = None) -> CoverProb
         groups.append((lo, hi))
     options, variables = [], []
     for var in range(model.num_variables):
+        if not var % 4096:
+            check_build_limits()
         if var in forbidden or (allowed is not None and var not in allowed):
             continue
         options.append((tuple(items_of[var]), tuple(member_of.get(var, ()))))
@@ -122,6 +126,8 @@ def scan_order(model: Model, n_items: int, options, variables) -> tuple[tuple[in
             options_of.setdefault(item, []).append(var)
     shared: dict[int, set[tuple[int, int]]] = {}
     for item in range(1, n_items + 1):
+        if not item % 256:
+            check_build_limits()  # a large board takes seconds here: the run's limits hold
         common = None
         for var in options_of.get(item, ()):
             placement = model.placements.get(var)
