@@ -78,7 +78,8 @@ def solve_probed(
     says which happened."""
     assert plan.backend is not None, "the backend is chosen before a run is probed"
     limit = plan.settings.time_limit
-    by_tables = plan.settings.mode == "count" and plan.backend.capabilities.answers_probes
+    declared = plan.backend.capabilities
+    by_tables = plan.settings.mode == "count" and declared is not None and declared.answers_probes
     probe_seconds = None if by_tables else PROBE_LISTING_SECONDS if plan.settings.mode == "all" else PROBE_SECONDS
     probe_limit = limit if probe_seconds is None else probe_seconds if limit is None else min(probe_seconds, limit)
     started = time.perf_counter()
