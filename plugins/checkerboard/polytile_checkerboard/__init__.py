@@ -102,6 +102,15 @@ class VariantParts:
             return f"no placement of a variant in use covers cell {x},{y}"
         return None
 
+    def part(self, counts: tuple[int, ...], details: dict[str, object]) -> Part:
+        """The subproblem of ``counts``: removed before search (no model built) when
+        ``why_empty`` says so, with the reason in ``details["empty"]``."""
+        key = part_key(self.variants, counts)
+        reason = self.why_empty(counts)
+        if reason:
+            return Part(key, Model(name="empty"), {**details, "empty": reason})
+        return Part(key, self.model(counts), details)
+
     def model(self, counts: tuple[int, ...]) -> Model:
         """The whole model restricted to the variants in use, one count row per variant
         in place of the piece's own."""
@@ -198,14 +207,7 @@ class CheckerboardSplit:
             placed = [variant for piece in problem.pieces for variant in coloured_variants(piece, region)]
             prepared = VariantParts(placed, region, model)
             for counts in equations.solutions(options.order, options.seed):
-                details: dict[str, object] = {"counts": dict(zip((v.name for v in variants), counts, strict=True))}
-                reason = prepared.why_empty(counts)
-                if reason:
-                    # Removed before search: no model is built for it.
-                    details["empty"] = reason
-                    yield Part(part_key(variants, counts), Model(name="empty"), details)
-                else:
-                    yield Part(part_key(variants, counts), prepared.model(counts), details)
+                yield prepared.part(counts, {"counts": dict(zip((v.name for v in variants), counts, strict=True))})
 
         return Split(parts(), total, None, summary)
 

@@ -131,15 +131,7 @@ class ColoursSplit:
 
         def parts():
             for counts in equations.solutions(options.order, options.seed):
-                details: dict[str, object] = {
-                    "counts": {v.name: c for v, c in zip(variants, counts, strict=True) if c},
-                }
-                reason = prepared.why_empty(counts)
-                if reason:
-                    details["empty"] = reason
-                    yield Part(part_key(variants, counts), Model(name="empty"), details)
-                else:
-                    yield Part(part_key(variants, counts), prepared.model(counts), details)
+                yield prepared.part(counts, {"counts": {v.name: c for v, c in zip(variants, counts, strict=True) if c}})
 
         return Split(parts(), equations.total, None, summary)
 
