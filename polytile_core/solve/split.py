@@ -324,8 +324,7 @@ def solve_split(plan: Plan, model: Model, collector: Collector, stop: threading.
     submitter = _Submitter(plan, executor, shared_stop, local=shared_stop is not None)
     prepare_seconds: list[float] = []
     limit = max(1, min(plan.jobs, MOST_WORKERS) * IN_FLIGHT_PER_JOB)
-    in_flight: dict[concurrent.futures.Future, Part] = {}
-    submitted: dict[str, float] = {}  # part key -> when it was handed to the executor
+    in_flight: dict[concurrent.futures.Future, tuple[Part, float]] = {}  # with when it was handed over
     parts = iter(split.parts)
     exhausted = False
     timed_out = False
@@ -351,26 +350,23 @@ def solve_split(plan: Plan, model: Model, collector: Collector, stop: threading.
                 if recorded is not None:
                     state.finished(part, recorded)
                     continue
-                in_flight[submitter.submit(part, _part_settings(settings, deadline), state.keep_for_part())] = part
-                submitted[part.key] = time.perf_counter()
+                future = submitter.submit(part, _part_settings(settings, deadline), state.keep_for_part())
+                in_flight[future] = (part, time.perf_counter())
             if not in_flight or making_stopped:
                 break
             done, _ = concurrent.futures.wait(in_flight, timeout=0.1, return_when=concurrent.futures.FIRST_COMPLETED)
             broken = False
             for future in done:
-                part = in_flight.pop(future)
-                started_at = submitted.pop(part.key, None)
+                part, handed_over = in_flight.pop(future)
                 try:
                     outcome = future.result()
                     if part.fixed is not None:
                         submitter.answered(outcome)
                     if isinstance(outcome, ModelNeeded):
-                        in_flight[
-                            submitter.submit(
-                                part, _part_settings(settings, deadline), state.keep_for_part(), with_model=True
-                            )
-                        ] = part
-                        submitted[part.key] = started_at or time.perf_counter()
+                        again = submitter.submit(
+                            part, _part_settings(settings, deadline), state.keep_for_part(), with_model=True
+                        )
+                        in_flight[again] = (part, handed_over)
                         continue
                     whole = state.finished(part, outcome)
                     if part.fixed is not None:
@@ -387,12 +383,12 @@ def solve_split(plan: Plan, model: Model, collector: Collector, stop: threading.
     finally:
         if in_flight or not exhausted:
             halt.set()
-            for part in in_flight.values():
+            for part, handed_over in in_flight.values():
                 if state.errors:
                     state.failed(part, RuntimeError("not finished: the run stopped after a failed part"))
                 else:
                     why = Termination.TIME_LIMIT if timed_out else Termination.INTERRUPTED
-                    state.stopped(part, why, time.perf_counter() - submitted.get(part.key, time.perf_counter()))
+                    state.stopped(part, why, time.perf_counter() - handed_over)
             _halt(executor)
         else:
             executor.shutdown(wait=True)
