@@ -13,6 +13,7 @@ from pathlib import Path
 
 from polytile_core import hookimpl
 from polytile_core.errors import InputError
+from polytile_core.host.contracts import Builder, ExecutorFactory, Family, Register, Renderer
 from polytile_core.host.orphans import exit_with_parent
 from polytile_core.model.geometry import cells_from_rows
 from polytile_core.model.tiling import build_tiling
@@ -50,13 +51,13 @@ def _family(pictures):
 
 
 @hookimpl
-def polytile_register_families(register):
+def polytile_register_families(register: Register[Family]) -> None:
     for name, pictures in CLASSIC_FAMILIES.items():
         register(name, _family(pictures), help=f"the classic {name}, named {' '.join(pictures)}")
 
 
 @hookimpl
-def polytile_register_builders(register):
+def polytile_register_builders(register: Register[Builder]) -> None:
     register("tiling", build_tiling, help="cover every cell of the region exactly once (Garvie & Burkardt 2020)")
 
 
@@ -66,7 +67,7 @@ def render_text(result, path: Path, options=None) -> None:
 
 
 @hookimpl
-def polytile_register_renderers(register):
+def polytile_register_renderers(register: Register[Renderer]) -> None:
     register("txt", render_text, help="ASCII pictures, a letter per piece")
 
 
@@ -116,6 +117,6 @@ def _thread_pool(jobs: int, options=None) -> concurrent.futures.Executor:
 
 
 @hookimpl
-def polytile_register_executors(register):
+def polytile_register_executors(register: Register[ExecutorFactory]) -> None:
     register("process", _process_pool, help="a local process pool (--jobs processes)")
     register("thread", _thread_pool, help="a local thread pool, for backends that release the GIL")

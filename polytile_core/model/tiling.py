@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+from polytile_core.errors import InputError
 from polytile_core.model.geometry import Region, placements
 from polytile_core.model.problem import PieceType
 from polytile_core.model.zero_one import Model, Placement
 
 
-def build_tiling(pieces: tuple[PieceType, ...], region: Region, options=None) -> Model:
+def build_tiling(pieces: tuple[PieceType, ...], region: Region | None, options: object = None) -> Model:
     """The exact-cover ILP of Garvie & Burkardt (2020): one 0-1 variable per placement,
     each cell covered exactly once, each piece used within its multiplicity.
 
     Lean on memory (a 100×100 board with unlimited pentominoes has 606,000 placements):
     placements share the region's cell tuples, and each variable's ``(var, 1)`` term is
     one tuple shared by its piece row and its cell rows."""
+    if region is None:
+        raise InputError("region: a tiling needs a region ([region] rows or width and height)")
     model = Model(name="tiling")
     shared_cell = {cell: cell for cell in region.cells}
     covering: dict[tuple[int, int], list[tuple[int, int]]] = {cell: [] for cell in sorted(region.cells)}

@@ -11,7 +11,7 @@ import pytest
 
 CORE = Path(__file__).resolve().parents[2] / "polytile_core"
 # Lowest first.  The ground floor (errors, the converter, the hookimpl marker, the version) is for all.
-LAYERS = ["", "model", "output", "host", "config", "solve", "api", "testing", "cli"]
+LAYERS = ["", "model", "output", "host", "config", "plugin", "solve", "api", "testing", "cli"]
 GROUND = {"", "errors", "convert", "hookimpl", "__version__"}
 
 
@@ -58,6 +58,23 @@ def test_a_room_imports_only_rooms_below_it(path):
         target = room(name)
         assert not in_function, f"{path.name}:{line} imports {name} inside a function"
         assert level(target) <= level(here), f"{path.name}:{line}: {here or 'ground'} imports {name}, a room above it"
+
+
+ROOT = CORE.parent
+# A plugin's own code (not its tests) in the repository, and the examples of the docs.
+PLUGIN_CODE = sorted(
+    path
+    for folder in (ROOT / "plugins", ROOT / "docs" / "examples")
+    for path in folder.rglob("*.py")
+    if not {"tests", "build"} & set(path.relative_to(folder).parts) and not path.name.startswith("test_")
+)
+
+
+@pytest.mark.parametrize("path", PLUGIN_CODE, ids=lambda path: str(path.relative_to(ROOT)))
+def test_a_plugin_imports_the_core_only_through_its_facade(path):
+    """``polytile_core.plugin`` is the plugin author's door; the rooms behind it may move."""
+    for name, line, _ in core_imports(path):
+        assert name.startswith("polytile_core.plugin"), f"{path.name}:{line} imports {name}: use polytile_core.plugin"
 
 
 def test_every_room_is_listed():

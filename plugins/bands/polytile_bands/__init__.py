@@ -15,9 +15,7 @@ import numpy as np
 from scipy import ndimage
 
 from polytile_bands.sweep import Grid, Sweep
-from polytile_core import hookimpl
-from polytile_core.host.contracts import LargeTiling, Mode
-from polytile_core.model.problem import TilingProblem
+from polytile_core.plugin import LargeTiling, Mode, Register, Tiler, TilingProblem, hookimpl
 
 # Below this many cells a whole model is built in well under a second and its search
 # can prove there is no tiling, which the sweep cannot; from here on the sweep applies.
@@ -88,7 +86,7 @@ class BandsTiler:
 
 
 @hookimpl
-def polytile_register_tilers(register):
+def polytile_register_tilers(register: Register[Tiler]) -> None:
     register(
         "bands",
         BandsTiler(),

@@ -37,9 +37,7 @@ import attrs
 import numpy as np
 from polytile_exactcover._dlx import Search
 
-from polytile_core.host.contracts import LargeTiling
-from polytile_core.model.geometry import Cell
-from polytile_core.model.problem import PieceType
+from polytile_core.plugin import Cell, LargeTiling, PieceType
 
 # Nodes one window's search may take before the sweep counts it as failed: a window that
 # thrashes is better searched again in another order, or with the window before it.

@@ -18,13 +18,21 @@ from collections.abc import Callable, Iterator
 
 import attrs
 
-from polytile_core import hookimpl
-from polytile_core.errors import InputError
-from polytile_core.host.capabilities import DecomposerCapabilities
-from polytile_core.model.geometry import Cell, Region
-from polytile_core.model.parts import BuildModel, Part, Split
-from polytile_core.model.problem import PieceType, TilingProblem
-from polytile_core.model.zero_one import Model
+from polytile_core.plugin import (
+    BuildModel,
+    Cell,
+    Decomposer,
+    DecomposerCapabilities,
+    InputError,
+    Model,
+    Part,
+    PieceType,
+    Region,
+    Register,
+    Split,
+    TilingProblem,
+    hookimpl,
+)
 
 
 @attrs.frozen
@@ -168,7 +176,7 @@ class BlocksSplit:
 
 
 @hookimpl
-def polytile_register_decomposers(register):
+def polytile_register_decomposers(register: Register[Decomposer]) -> None:
     register(
         "blocks",
         BlocksSplit(),

@@ -17,13 +17,23 @@ import attrs
 
 from polytile_checkerboard.counts import TooLarge, VariantCounts, piece_choices
 from polytile_checkerboard.variants import Variant, coloured_variants, region_colours
-from polytile_core import hookimpl
-from polytile_core.errors import InputError
-from polytile_core.host.capabilities import DecomposerCapabilities
-from polytile_core.model.geometry import Cells, Region
-from polytile_core.model.parts import BuildModel, Part, Split, SplitTooLarge
-from polytile_core.model.problem import PieceType, TilingProblem
-from polytile_core.model.zero_one import Constraint, Model
+from polytile_core.plugin import (
+    BuildModel,
+    Cells,
+    Constraint,
+    Decomposer,
+    DecomposerCapabilities,
+    InputError,
+    Model,
+    Part,
+    PieceType,
+    Region,
+    Register,
+    Split,
+    SplitTooLarge,
+    TilingProblem,
+    hookimpl,
+)
 
 
 @attrs.frozen
@@ -213,7 +223,7 @@ class CheckerboardSplit:
 
 
 @hookimpl
-def polytile_register_decomposers(register):
+def polytile_register_decomposers(register: Register[Decomposer]) -> None:
     register(
         "checkerboard",
         CheckerboardSplit(),

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import attrs
 
-from polytile_core.model.geometry import SQUARE_SYMMETRIES, Cells, Kind, Region, kind_symmetries, placements
-from polytile_core.model.problem import PieceType
+from polytile_core.plugin import SQUARE_SYMMETRIES, Cells, Kind, PieceType, Region, kind_symmetries, placements
 
 # A coloured shape: its normalised cells and which of them are black.
 ColouredShape = tuple[Cells, Cells]

@@ -18,12 +18,18 @@ from polytile_checkerboard import VariantParts
 
 from polytile_colours.colouring import Colouring, Variant, coloured_variants
 from polytile_colours.equations import ColourCounts, TooMany
-from polytile_core import hookimpl
-from polytile_core.errors import InputError
-from polytile_core.host.capabilities import DecomposerCapabilities
-from polytile_core.model.parts import BuildModel, Part, Split
-from polytile_core.model.problem import TilingProblem
-from polytile_core.model.zero_one import Model
+from polytile_core.plugin import (
+    BuildModel,
+    Decomposer,
+    DecomposerCapabilities,
+    InputError,
+    Model,
+    Part,
+    Register,
+    Split,
+    TilingProblem,
+    hookimpl,
+)
 
 # States the colour-count tables may hold in all, and seconds to build them, before the
 # split gives up on them and makes one part, the whole problem (which still partitions
@@ -137,7 +143,7 @@ class ColoursSplit:
 
 
 @hookimpl
-def polytile_register_decomposers(register):
+def polytile_register_decomposers(register: Register[Decomposer]) -> None:
     register(
         "colours",
         ColoursSplit(),

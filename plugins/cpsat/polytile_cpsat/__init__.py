@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import attrs
 
-from polytile_core import hookimpl
-from polytile_core.errors import InputError
-from polytile_core.host.capabilities import BackendCapabilities
+from polytile_core.plugin import BackendCapabilities, BackendFactory, InputError, Register, hookimpl
 
 
 def _check_parameters(options, attribute, parameters) -> None:
@@ -57,7 +55,7 @@ def __getattr__(name):
 
 
 @hookimpl
-def polytile_register_backends(register):
+def polytile_register_backends(register: Register[BackendFactory]) -> None:
     register(
         "cpsat",
         make_backend,

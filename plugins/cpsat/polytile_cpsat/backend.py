@@ -8,10 +8,16 @@ import time
 
 from ortools.sat.python import cp_model
 
-from polytile_core.errors import InputError
-from polytile_core.host.contracts import BackendResult, SolveSettings, progress_reporter, relay_stop
-from polytile_core.model.zero_one import Model
-from polytile_core.output.results import Found, Termination
+from polytile_core.plugin import (
+    BackendResult,
+    Found,
+    InputError,
+    Model,
+    SolveSettings,
+    Termination,
+    progress_reporter,
+    relay_stop,
+)
 from polytile_cpsat import CpsatOptions
 
 # Listing and counting with ``enumerate_all_solutions``: one worker (several find the same

@@ -21,9 +21,7 @@ from pathlib import Path
 
 import attrs
 
-from polytile_core import hookimpl
-from polytile_core.config.schema import doc
-from polytile_core.errors import InputError
+from polytile_core.plugin import ExecutorFactory, InputError, Register, doc, hookimpl
 
 SCHEMES = ("tcp://", "tls://", "inproc://", "ucx://", "ws://", "wss://")
 
@@ -214,7 +212,7 @@ def dask_executor(jobs: int, options: DaskOptions | None = None) -> DaskExecutor
 
 
 @hookimpl
-def polytile_register_executors(register):
+def polytile_register_executors(register: Register[ExecutorFactory]) -> None:
     register(
         "dask",
         dask_executor,

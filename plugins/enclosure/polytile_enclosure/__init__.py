@@ -13,11 +13,16 @@ from typing import Literal
 
 import attrs
 
-from polytile_core import hookimpl
-from polytile_core.config.schema import doc
-from polytile_core.errors import InputError
-from polytile_core.host.capabilities import BackendCapabilities
-from polytile_core.output.results import Solution
+from polytile_core.plugin import (
+    BackendCapabilities,
+    BackendFactory,
+    Builder,
+    InputError,
+    Register,
+    Solution,
+    doc,
+    hookimpl,
+)
 from polytile_enclosure.check import EnclosureCheckError, check_fence, enclosed_area, enclosed_pockets
 from polytile_enclosure.model import check_board_cells
 
@@ -98,7 +103,7 @@ def build(pieces, region, options, rows: bool = True):
 
 
 @hookimpl
-def polytile_register_builders(register):
+def polytile_register_builders(register: Register[Builder]) -> None:
     register(
         "enclose",
         build,
@@ -115,7 +120,7 @@ def make_backend(options=None):
 
 
 @hookimpl
-def polytile_register_backends(register):
+def polytile_register_backends(register: Register[BackendFactory]) -> None:
     register(
         "fence",
         make_backend,

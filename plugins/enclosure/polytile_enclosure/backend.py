@@ -12,11 +12,19 @@ from __future__ import annotations
 import os
 import threading
 
-from polytile_core.errors import InputError
-from polytile_core.host.contracts import BackendResult, OnSolution, SolveSettings
-from polytile_core.model.geometry import SQUARE_SYMMETRIES, Cell, kind_symmetries
-from polytile_core.model.zero_one import Model, Placement
-from polytile_core.output.results import Found, Termination
+from polytile_core.plugin import (
+    SQUARE_SYMMETRIES,
+    BackendResult,
+    Cell,
+    Found,
+    InputError,
+    Model,
+    OnSolution,
+    Placement,
+    SolveSettings,
+    Termination,
+    kind_symmetries,
+)
 from polytile_enclosure.check import enclosed_pockets
 from polytile_enclosure.fence import BoundarySearch, Fenced, canonical
 from polytile_enclosure.model import EnclosureProblem, interior_cells

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 import attrs
 
-from polytile_core.model.problem import PieceType
+from polytile_core.plugin import PieceType
 from polytile_enclosure._fence import relaxed
 from polytile_enclosure.fence import visits
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from polytile_core.model.geometry import EDGE_STEPS, KING_STEPS, Cell, components
+from polytile_core.plugin import EDGE_STEPS, KING_STEPS, Cell, components
 
 
 class EnclosureCheckError(AssertionError):

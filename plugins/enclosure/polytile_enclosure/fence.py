@@ -34,10 +34,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import attrs
 
-from polytile_core.errors import InputError
-from polytile_core.host.contracts import relay_stop, report_progress
-from polytile_core.model.geometry import SQUARE_SYMMETRIES, Cell
-from polytile_core.model.problem import PieceType
+from polytile_core.plugin import SQUARE_SYMMETRIES, Cell, InputError, PieceType, relay_stop, report_progress
 from polytile_enclosure._fence import Fence
 
 # Headings E, N, W, S; left(h) = h + 1, right(h) = h + 3, reverse = h + 2 (mod 4).

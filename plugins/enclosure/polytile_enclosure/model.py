@@ -23,10 +23,19 @@ from collections.abc import Sequence
 
 import attrs
 
-from polytile_core.errors import InputError
-from polytile_core.model.geometry import SQUARE_SYMMETRIES, Cell, Cells, Region, kind_symmetries, normalise, placements
-from polytile_core.model.problem import PieceType
-from polytile_core.model.zero_one import Model, Placement
+from polytile_core.plugin import (
+    SQUARE_SYMMETRIES,
+    Cell,
+    Cells,
+    InputError,
+    Model,
+    PieceType,
+    Placement,
+    Region,
+    kind_symmetries,
+    normalise,
+    placements,
+)
 from polytile_enclosure.check import steps
 
 # The grid model has about 130 variables a board cell (the flow that keeps the pocket in

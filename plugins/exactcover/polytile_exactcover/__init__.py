@@ -20,12 +20,19 @@ from typing import Literal
 
 import attrs
 
-from polytile_core import hookimpl
-from polytile_core.errors import InputError
-from polytile_core.host.capabilities import BackendCapabilities
-from polytile_core.host.contracts import BackendResult, SolveSettings, relay_stop
-from polytile_core.model.zero_one import Model
-from polytile_core.output.results import Found, Termination
+from polytile_core.plugin import (
+    BackendCapabilities,
+    BackendFactory,
+    BackendResult,
+    Found,
+    InputError,
+    Model,
+    Register,
+    SolveSettings,
+    Termination,
+    hookimpl,
+    relay_stop,
+)
 from polytile_exactcover._bitboard import Board
 from polytile_exactcover._dlx import Search
 from polytile_exactcover.cover import CoverProblem, cover_problem, pinned_problem
@@ -372,7 +379,7 @@ def _pins_clash(settings: SolveSettings) -> BackendResult:
 
 
 @hookimpl
-def polytile_register_backends(register):
+def polytile_register_backends(register: Register[BackendFactory]) -> None:
     register(
         "exactcover",
         ExactCoverBackend,

@@ -23,8 +23,7 @@ import weakref
 
 import attrs
 
-from polytile_core.errors import InputError
-from polytile_core.model.zero_one import Model, Pins, check_build_limits
+from polytile_core.plugin import InputError, Model, Pins, check_build_limits
 
 UNBOUNDED = 1 << 62
 

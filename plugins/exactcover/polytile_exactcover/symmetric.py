@@ -29,9 +29,10 @@ from __future__ import annotations
 
 import attrs
 
-from polytile_core.errors import InputError
-from polytile_core.model.symmetry import (
+from polytile_core.plugin import (
     Anchor,
+    InputError,
+    Model,
     Permutation,
     burnside,
     checked_symmetries,
@@ -41,7 +42,6 @@ from polytile_core.model.symmetry import (
     movers,
     search_symmetries,
 )
-from polytile_core.model.zero_one import Model
 from polytile_exactcover import ExactCoverOptions, Limits, Outcome, count_covers, enumerate_covers
 from polytile_exactcover.cover import CoverProblem, cover_problem
 

@@ -7,7 +7,7 @@ In a pipeline: ``family = "n-ominoes"``, ``n = 6`` and the piece table's ``kind`
 
 from __future__ import annotations
 
-from polytile_core import hookimpl
+from polytile_core.plugin import Family, Register, hookimpl
 from polytile_generate.enumerate import count
 from polytile_generate.names import n_ominoes
 
@@ -39,7 +39,7 @@ class NOminoes:
 
 
 @hookimpl
-def polytile_register_families(register):
+def polytile_register_families(register: Register[Family]) -> None:
     register(
         "n-ominoes",
         NOminoes(),

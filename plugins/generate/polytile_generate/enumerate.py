@@ -21,7 +21,7 @@ from itertools import chain
 
 import numpy as np
 
-from polytile_core.model.geometry import SQUARE_SYMMETRIES, SYMMETRIES_OF_KIND
+from polytile_core.plugin import SQUARE_SYMMETRIES, SYMMETRIES_OF_KIND
 
 # How many of the square's symmetries (rotations first) each kind identifies.
 BATCH = 200_000

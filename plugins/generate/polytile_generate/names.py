@@ -17,8 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from polytile_core.host.builtin import CLASSIC_FAMILIES
-from polytile_core.model.geometry import SQUARE_SYMMETRIES, Cells, cells_from_rows, normalise, orientations
+from polytile_core.plugin import CLASSIC_FAMILIES, SQUARE_SYMMETRIES, Cells, cells_from_rows, normalise, orientations
 from polytile_generate.enumerate import canonical_codes, check_kind, check_size, decode, sorted_codes
 
 ROTATIONS = SQUARE_SYMMETRIES[:4]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from polytile_core import hookimpl
+from polytile_core.plugin import Register, Renderer, hookimpl
 from polytile_render.scene import RenderOptions, layout
 from polytile_render.writers import write_png, write_svg
 
@@ -25,6 +25,6 @@ def render_png(result, path: Path, options: RenderOptions | None = None) -> None
 
 
 @hookimpl
-def polytile_register_renderers(register):
+def polytile_register_renderers(register: Register[Renderer]) -> None:
     register("svg", render_svg, options=RenderOptions, help="an SVG picture (a gallery for several solutions)")
     register("png", render_png, options=RenderOptions, help="a PNG picture, drawn with Pillow")

@@ -12,9 +12,7 @@ from collections.abc import Iterable
 
 import attrs
 
-from polytile_core.config.schema import doc
-from polytile_core.errors import InputError
-from polytile_core.output.results import Result, Solution
+from polytile_core.plugin import InputError, Result, Solution, doc
 
 Cell = tuple[int, int]
 

@@ -6,7 +6,7 @@ import io
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-from polytile_core.output.resultfile import write_atomically
+from polytile_core.plugin import write_atomically
 from polytile_render.scene import BACKGROUND, TEXT, Line, Rect, Scene, Text
 
 

@@ -20,8 +20,7 @@ from typing import Literal
 
 import attrs
 
-from polytile_core import hookimpl
-from polytile_core.host.capabilities import BackendCapabilities
+from polytile_core.plugin import BackendCapabilities, BackendFactory, Register, hookimpl
 
 Counting = Literal["auto", "nogood", "scip"]
 Emphasis = Literal["default", "feasibility", "cpsolver", "easycip", "hardlp", "optimality"]
@@ -68,7 +67,7 @@ def __getattr__(name):
 
 
 @hookimpl
-def polytile_register_backends(register):
+def polytile_register_backends(register: Register[BackendFactory]) -> None:
     register(
         "scip",
         make_backend,

@@ -9,10 +9,7 @@ import threading
 import pyscipopt
 from pyscipopt import SCIP_EVENTTYPE, SCIP_RESULT, SCIP_STAGE
 
-from polytile_core.errors import InputError
-from polytile_core.host.contracts import BackendResult, SolveSettings, relay_stop
-from polytile_core.model.zero_one import Model
-from polytile_core.output.results import Found, Termination
+from polytile_core.plugin import BackendResult, Found, InputError, Model, SolveSettings, Termination, relay_stop
 from polytile_scip import ScipOptions
 
 # Below every built-in SCIP constraint handler (countsols, the lowest, uses -9,999,999):

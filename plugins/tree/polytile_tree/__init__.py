@@ -30,14 +30,25 @@ import time
 
 import attrs
 
-from polytile_core import hookimpl
-from polytile_core.config.schema import doc
-from polytile_core.errors import InputError
-from polytile_core.host.capabilities import DecomposerCapabilities
-from polytile_core.model.parts import BuildModel, Part, Split
-from polytile_core.model.problem import TilingProblem
-from polytile_core.model.symmetry import Permutation, choose_anchor, movers, search_symmetries
-from polytile_core.model.zero_one import Constraint, Model, check_build_limits
+from polytile_core.plugin import (
+    BuildModel,
+    Constraint,
+    Decomposer,
+    DecomposerCapabilities,
+    InputError,
+    Model,
+    Part,
+    Permutation,
+    Register,
+    Split,
+    TilingProblem,
+    check_build_limits,
+    choose_anchor,
+    doc,
+    hookimpl,
+    movers,
+    search_symmetries,
+)
 
 # Parts per job when [options.tree] does not say: tens per worker, so a free worker
 # always finds one (Régin, Rezgui and Malapert: about 30).
@@ -234,7 +245,7 @@ class TreeSplit:
 
 
 @hookimpl
-def polytile_register_decomposers(register):
+def polytile_register_decomposers(register: Register[Decomposer]) -> None:
     register(
         "tree",
         TreeSplit(),

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import attrs
 
-from polytile_core import hookimpl
-from polytile_core.host.capabilities import BackendCapabilities
+from polytile_core.plugin import BackendCapabilities, BackendFactory, Register, hookimpl
 
 
 @attrs.frozen
@@ -32,7 +31,7 @@ def make_backend(options: MilpOptions | None = None):
 
 
 @hookimpl
-def polytile_register_backends(register):
+def polytile_register_backends(register: Register[BackendFactory]) -> None:
     register(
         "milp",
         make_backend,

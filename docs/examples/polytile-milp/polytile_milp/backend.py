@@ -9,9 +9,7 @@ import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import coo_array, vstack
 
-from polytile_core.host.contracts import BackendResult, SolveSettings
-from polytile_core.model.zero_one import Model
-from polytile_core.output.results import Found, Termination
+from polytile_core.plugin import BackendResult, Found, Model, SolveSettings, Termination
 from polytile_milp import MilpOptions
 
 
