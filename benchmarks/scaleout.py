@@ -48,9 +48,9 @@ from pathlib import Path
 from typing import Any, cast
 
 import attrs
-import polytile_exactcover
 from polytile_checkerboard import CheckerboardSplit
 from polytile_exactcover import ExactCoverBackend, ExactCoverOptions
+from polytile_exactcover.outcome import Limits
 from polytile_tree import TreeOptions, TreeSplit
 
 from polytile_core.config.pipeline import load_plan
@@ -198,12 +198,12 @@ def work(model, mode: str, expected: int, parts) -> tuple[float, list[float]]:
 def beyond_the_kernel(model: Model, mode: str, parts) -> list[float]:
     """CPU seconds of each tree part beyond its search: the part solved in this thread,
     less what exact cover's kernels spent in ``run`` (timed by wrapping
-    ``polytile_exactcover.run_kernel``, every kernel's way in).  What is left is the part's
+    ``Limits.run``, every kernel's way in).  What is left is the part's
     own cost: pinning, its cover made from the whole model's, the kernel's set-up, the answer."""
     settings = SolveSettings(mode=cast(Mode, mode))
     parcel = ModelParcel(uuid.uuid4().hex, model)
     in_kernel: list[float] = []
-    run_kernel = polytile_exactcover.run_kernel
+    run_kernel = Limits.run
 
     class Timed:
         """A kernel whose ``run`` is timed (the stop relay around it is the part's cost)."""
@@ -219,11 +219,11 @@ def beyond_the_kernel(model: Model, mode: str, parts) -> list[float]:
             finally:
                 in_kernel.append(time.thread_time() - started)
 
-    def timed_kernel(kernel, limits, *args):
-        return run_kernel(Timed(kernel), limits, *args)
+    def timed_kernel(limits, kernel, *args):
+        return run_kernel(limits, Timed(kernel), *args)
 
     beyond = []
-    polytile_exactcover.run_kernel = timed_kernel
+    Limits.run = timed_kernel  # type: ignore[method-assign]
     try:
         for part in parts:
             in_kernel.clear()
@@ -233,7 +233,7 @@ def beyond_the_kernel(model: Model, mode: str, parts) -> list[float]:
             )
             beyond.append(time.thread_time() - started - sum(in_kernel))
     finally:
-        polytile_exactcover.run_kernel = run_kernel
+        Limits.run = run_kernel  # type: ignore[method-assign]
     return beyond
 
 

@@ -42,8 +42,11 @@ from polytile_core.plugin import (
     movers,
     search_symmetries,
 )
-from polytile_exactcover import ExactCoverOptions, Limits, Outcome, count_covers, enumerate_covers
+from polytile_exactcover.count import count_covers
 from polytile_exactcover.cover import CoverProblem, cover_problem
+from polytile_exactcover.options import ExactCoverOptions
+from polytile_exactcover.outcome import Limits, Outcome
+from polytile_exactcover.search import enumerate_covers
 
 
 def restricted(problem: CoverProblem, leave_out: set[int]) -> CoverProblem:

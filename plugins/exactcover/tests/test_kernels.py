@@ -19,6 +19,8 @@ import pytest
 from polytile_exactcover import ExactCoverBackend, ExactCoverOptions
 from polytile_exactcover.cover import cover_problem
 from polytile_exactcover.frontier import Pockets, Pruning, frontier, layout
+from polytile_exactcover.outcome import Limits
+from polytile_exactcover.search import enumerate_covers
 
 from polytile_core import api
 from polytile_core.config.pipeline import make_plan, read_pipeline
@@ -351,8 +353,8 @@ def test_solutions_found_without_the_gil_are_all_handed_over_in_batches(kernel):
 
     def listed(limit=0, on_ones=None):
         got: list[list[int]] = []
-        limits = polytile_exactcover.Limits(threading.Event(), None)
-        outcome = polytile_exactcover.enumerate_covers(problem, on_ones or got.append, limits, limit, kernel)
+        limits = Limits(threading.Event(), None)
+        outcome = enumerate_covers(problem, on_ones or got.append, limits, limit, kernel)
         return outcome, got
 
     outcome, got = listed()
@@ -381,8 +383,8 @@ def test_held_solutions_reach_python_while_the_search_runs(kernel):
     plan = api.plan(["############"] * 5, [api.family("pentominoes")], backend="exactcover", host=HOST)
     problem = cover_problem(build_tiling(plan.pieces, plan.region))
     stop = threading.Event()
-    limits = polytile_exactcover.Limits(stop, None)
-    outcome = polytile_exactcover.enumerate_covers(problem, lambda ones: stop.set(), limits, 0, kernel)
+    limits = Limits(stop, None)
+    outcome = enumerate_covers(problem, lambda ones: stop.set(), limits, 0, kernel)
     assert outcome.status == "interrupted" and 0 < outcome.count < 4040
 
 

@@ -1,0 +1,113 @@
+"""The exactcover backend: reads the model as an exact cover and picks the search, the
+count or the search up to symmetry that the mode and the options ask for."""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable
+
+from polytile_core.plugin import (
+    BackendResult,
+    Found,
+    InputError,
+    Model,
+    OnSolution,
+    SolveSettings,
+    Termination,
+)
+from polytile_exactcover.count import count_covers
+from polytile_exactcover.cover import cover_problem, pinned_problem
+from polytile_exactcover.options import ExactCoverOptions
+from polytile_exactcover.outcome import Limits, Outcome
+from polytile_exactcover.search import enumerate_covers, short_search
+from polytile_exactcover.symmetric import images_of, list_all, search_by_images, solve_distinct
+
+# The counters that fill a table of the whole problem (``BackendResult.work`` "table").
+TABLES = {"frontier", "memo"}
+
+_TERMINATION = {
+    "completed": Termination.COMPLETED,
+    "solution_limit": Termination.COMPLETED,
+    "interrupted": Termination.INTERRUPTED,
+    "time_limit": Termination.TIME_LIMIT,
+}
+
+
+class ExactCoverBackend:
+    """Exact cover by dancing links; counts by memo; symmetry broken in the search."""
+
+    def __init__(self, options: ExactCoverOptions | None = None) -> None:
+        self.options = options or ExactCoverOptions()
+
+    def solve(
+        self, model: Model, settings: SolveSettings, on_solution: OnSolution, stop: threading.Event
+    ) -> BackendResult:
+        if settings.mode == "optimize":
+            raise InputError("the exactcover backend does not optimise (use cpsat or scip)", path="solve.backend")
+        pins = model.pinned_on()
+        if pins is not None and not settings.distinct:
+            # A part of the tree split: made from the whole model's cover, read once.
+            problem = pinned_problem(pins)
+            if problem is None:
+                return _pins_clash(settings)
+        else:
+            problem = cover_problem(model)
+        limits = Limits(stop, settings.time_limit)
+        report = _reporter(model, on_solution)
+        distinct: int | None = None
+        if settings.distinct and settings.mode in ("all", "count"):
+            outcome, distinct = solve_distinct(model, problem, settings.mode, report, limits, self.options)
+        elif settings.mode == "count" and settings.probe and self.options.counter == "search":
+            # A probe wants no long search (the run splits it instead): a short one only.
+            outcome = short_search(problem, limits)
+        elif settings.mode == "count" and settings.subtree and self.options.counter == "auto":
+            # A subtree of a search: count it by search, as the whole problem's search would.
+            outcome = enumerate_covers(problem, None, limits, kernel=self.options.kernel)
+            outcome.details["counter"] = "search: the model is a subtree of a search"
+        elif settings.mode == "all" or (settings.mode == "count" and self.options.counter == "search"):
+            # A search, with the anchor on one placement per orbit and the images made (or counted).
+            outcome = list_all(model, problem, report if settings.mode == "all" else None, limits, self.options)
+        elif settings.mode == "count":
+
+            @functools.cache
+            def image_search() -> Callable[[], Outcome] | None:
+                images = images_of(model, problem, self.options)
+                return None if images is None else lambda: search_by_images(images, problem, None, limits, self.options)
+
+            outcome = count_covers(problem, self.options, limits, image_search, search=not settings.probe)
+        else:
+            outcome = enumerate_covers(problem, report, limits, limit=1, kernel=self.options.kernel)
+        complete = outcome.status in ("completed", "solution_limit")
+        if outcome.count:
+            found = Found.FEASIBLE
+        else:
+            found = Found.INFEASIBLE if complete else Found.NONE
+        return BackendResult(
+            termination=_TERMINATION[outcome.status],
+            found=found,
+            raw_status=f"{outcome.how}: {outcome.status}",
+            count=outcome.count if settings.mode in ("all", "count") else None,
+            distinct_count=distinct if outcome.status == "completed" else None,
+            details={f"exactcover_{key}": value for key, value in outcome.details.items()},
+            work="table" if TABLES & set(outcome.how.split("+")) else "search",
+        )
+
+
+def _reporter(model: Model, on_solution: OnSolution) -> OnSolution:
+    """``on_solution`` given only the model's decision variables of each solution."""
+    if len(model.decision) == model.num_variables:
+        return on_solution
+    decision = set(model.decision)
+    return lambda ones: on_solution([var for var in ones if var in decision])
+
+
+def _pins_clash(settings: SolveSettings) -> BackendResult:
+    """The answer for a part whose pinned variables rule each other out: no tiling."""
+    return BackendResult(
+        termination=Termination.COMPLETED,
+        found=Found.INFEASIBLE,
+        raw_status="pinned variables clash",
+        count=0 if settings.mode in ("all", "count") else None,
+        work="search",
+    )

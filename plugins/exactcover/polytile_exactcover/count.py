@@ -1,0 +1,104 @@
+"""Counting without listing: the frontier scan (``frontier.py``), the memo (``memo.py``) or
+the search kernel, each within its budget, and why each step fell back to the next."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from polytile_exactcover._dlx import Search
+from polytile_exactcover.cover import CoverProblem
+from polytile_exactcover.frontier import frontier, layout
+from polytile_exactcover.memo import MemoTooLarge, Stopped, memo_count
+from polytile_exactcover.options import ExactCoverOptions
+from polytile_exactcover.outcome import Limits, Outcome
+from polytile_exactcover.search import PROBE_NODES, enumerate_covers
+
+# The frontier's budget (states in a layer) on auto when the model can be searched by
+# images instead, for a fraction of its tree (then the memo, a whole-problem table too, is
+# not tried).  Measured (docs/exactcover.md): after pruning every paper instance peaks
+# under 30,000 states, where the search takes seconds to minutes (Fig. 12: 10,257 states,
+# 0.04 s); 5×12 pentominoes peaks at 105,321 (0.5 s, the search 0.6 s); 6×10 at 410,917
+# (1.2–1.5 s) and 8×8 minus the centre at 371,148 (0.86 s), where the search of a quarter
+# and an eighth of the tree takes 0.45 s and 0.38 s.
+IMAGES_FRONTIER_STATES = 200_000
+
+
+def count_covers(
+    problem: CoverProblem,
+    options: ExactCoverOptions,
+    limits: Limits,
+    image_search: Callable[[], Callable[[], Outcome] | None] | None = None,
+    *,
+    search: bool = True,
+) -> Outcome:
+    """Count without listing: the frontier scan, the memo or the search kernel, as
+    ``options.counter`` says.  On auto: the frontier scan within its budget, then dancing
+    links if it finishes within ``PROBE_NODES`` nodes, then the memo within its budget,
+    then the search kernel.  ``image_search()`` finds, when first asked, the search of
+    one anchor placement per orbit of a symmetric model (or None); it is asked only when
+    the frontier does not count the model, since finding the symmetries can cost more
+    than the count (0.1–0.2 s on the 2022 paper's Figs. 11 and 12).  Given such a
+    search, the frontier's budget is ``IMAGES_FRONTIER_STATES`` and the memo is not
+    tried; the search counts.  The reason for each step back is written to
+    ``details["counter_fallback"]``.  A forced frontier scan on a model it cannot lay out
+    (a Burnside count's merged model, say) steps back to the search the same way.
+    Without ``search`` (a probe: ``SolveSettings.probe``), a count that would need the
+    search kernel gives up instead (status ``time_limit``, how ``search``)."""
+    notes = []
+    if options.counter in ("auto", "frontier"):
+        plan = layout(problem)
+        if isinstance(plan, str):
+            notes.append(f"frontier: {plan}")
+        else:
+            budget = options.memo_budget if options.counter == "auto" else 1 << 62
+            trial = options.counter == "auto" and image_search is not None and budget > IMAGES_FRONTIER_STATES
+            if trial:
+                budget = IMAGES_FRONTIER_STATES
+            status, count, states, size = limits.run(frontier(plan), budget, limits.left())
+            if trial and status == "budget" and image_search is not None and image_search() is None:
+                # No symmetry to search less of: the frontier gets its whole budget.
+                budget = options.memo_budget
+                status, count, states, size = limits.run(frontier(plan), budget, limits.left())
+            peaks = {
+                "table_peak_states": states,
+                "table_peak_mb": round(size / 2**20, 1),
+                "frontier_pruning": plan.pruned_by(),
+            }
+            if status in ("completed", "interrupted", "time_limit"):
+                return Outcome(status, count, "frontier", {"kernel": "frontier", **peaks})
+            notes.append(
+                f"frontier: {'more than ' + str(budget) + ' states in a layer' if status == 'budget' else status} "
+                f"(peak {states} states, {peaks['table_peak_mb']} MB)"
+            )
+    if options.counter == "auto":
+        probe = Search(problem.n_items, problem.options, problem.groups)
+        status, count = limits.run(probe, None, 0, limits.left(), PROBE_NODES)
+        if status != "node_limit":
+            return Outcome(status, count, "dlx", {"kernel": "dlx", **_fallback(notes)})
+        notes.append(f"dlx: not done in {PROBE_NODES} nodes")
+    by_images = image_search() if image_search is not None else None
+    if options.counter == "memo" or (options.counter == "auto" and by_images is None):
+        auto = options.counter == "auto"
+        try:
+            count = memo_count(
+                problem,
+                budget=options.memo_budget if auto else float("inf"),
+                probe=auto,
+                stop=limits.stop,
+                deadline=limits.deadline,
+            )
+            return Outcome("completed", count, "memo", {"kernel": "memo", **_fallback(notes)})
+        except Stopped as stopped:
+            return Outcome(stopped.reason, 0, "memo", {"kernel": "memo", **_fallback(notes)})
+        except MemoTooLarge:
+            notes.append(f"memo: passed its budget of {options.memo_budget} states or its states did not recur")
+    if not search and options.counter == "auto":
+        notes.append("search: not made in a probe (the run splits the search instead)")
+        return Outcome("time_limit", 0, "search", {"kernel": "none", **_fallback(notes)})
+    outcome = by_images() if by_images is not None else enumerate_covers(problem, None, limits, kernel=options.kernel)
+    outcome.details.update(_fallback(notes))
+    return outcome
+
+
+def _fallback(notes: list[str]) -> dict[str, str]:
+    return {"counter_fallback": "; ".join(notes)} if notes else {}

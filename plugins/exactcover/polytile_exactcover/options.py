@@ -1,0 +1,53 @@
+"""The options of the exactcover backend, from ``[options.exactcover]``."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import attrs
+
+from polytile_core.plugin import InputError
+
+
+@attrs.frozen
+class ExactCoverOptions:
+    """Options of the exactcover backend, from ``[options.exactcover]``."""
+
+    counter: Literal["auto", "frontier", "memo", "search"] = attrs.field(
+        default="auto",
+        metadata={
+            "description": "how mode count counts: frontier (a table scan in C), memo (memoised search "
+            "in Python), search (list without storing, by the kernel; one anchor placement per orbit when the "
+            "problem is symmetric) or auto (frontier, then a short "
+            "dancing-links probe, memo and search, each within its budget)"
+        },
+    )
+    kernel: Literal["auto", "bitboard", "dlx"] = attrs.field(
+        default="auto",
+        metadata={
+            "description": "what lists (and counts by search): bitboard (at most 256 items: cells and "
+            "pieces used once), dlx (dancing links, any size) or auto (dlx to find one; to list, bitboard when "
+            "it fits unless a short dlx probe finishes)"
+        },
+    )
+    memo_budget: int = attrs.field(
+        default=1_000_000,
+        metadata={
+            "description": "states the frontier table may hold in one layer (and the memo in all) before "
+            "counting falls back to search",
+            "json_schema": {"minimum": 1},
+        },
+    )
+    symmetry: Literal["search", "burnside"] = attrs.field(
+        default="search",
+        metadata={
+            "description": "with distinct: break the symmetry in the search (search), or count the "
+            "solutions each symmetry fixes (burnside); listing all: search lists only the tilings with an "
+            "anchor piece on a representative and makes the others as their images, burnside lists plainly"
+        },
+    )
+
+    def __attrs_post_init__(self) -> None:
+        # The path is relative to [options.exactcover]: the core puts the table in front.
+        if self.memo_budget < 1:
+            raise InputError(f"expected 1 or more, got {self.memo_budget}", path="memo_budget")
