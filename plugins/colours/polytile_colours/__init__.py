@@ -11,6 +11,7 @@ is the checkerboard split of 2022 (docs/split.md).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 import attrs
@@ -38,10 +39,13 @@ TABLE_BUDGET = 200_000
 TABLE_SECONDS = 3.0
 
 
-def _at_least(least: int, path: str):
-    def check(instance, attribute, value) -> None:
+def _at_least(least: int) -> Callable[[object, attrs.Attribute, int], None]:
+    """A check of an option, naming its key relative to ``[options.colours]`` (the core
+    puts the table in front)."""
+
+    def check(instance: object, attribute: attrs.Attribute, value: int) -> None:
         if value < least:
-            raise InputError(f"expected {least} or more, got {value}", path=f"options.colours.{path}")
+            raise InputError(f"expected {least} or more, got {value}", path=attribute.name)
 
     return check
 
@@ -52,12 +56,12 @@ class ColoursOptions:
 
     colours: int = attrs.field(
         default=3,
-        validator=_at_least(2, "colours"),
+        validator=_at_least(2),
         metadata={"description": "k, the number of colours: cell (x, y) has colour (x + shift*y) mod k"},
     )
     shift: int = attrs.field(
         default=1,
-        validator=_at_least(0, "shift"),
+        validator=_at_least(0),
         metadata={"description": "how far the colours move along from one row to the next (1: diagonal stripes)"},
     )
     variants: Literal["patterns", "counts"] = attrs.field(

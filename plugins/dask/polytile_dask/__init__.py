@@ -47,6 +47,15 @@ class DaskOptions:
     connect_timeout: float = attrs.field(default=10.0, metadata=doc("seconds to wait for the scheduler (and its file)"))
     threads_per_worker: int = attrs.field(default=1, metadata=doc("threads per worker of a local cluster", minimum=1))
 
+    def __attrs_post_init__(self) -> None:
+        # Paths relative to [options.dask]: the core puts the table in front.
+        if not self.connect_timeout > 0:
+            raise InputError(
+                f"expected a positive number of seconds, got {self.connect_timeout}", path="connect_timeout"
+            )
+        if self.threads_per_worker < 1:
+            raise InputError(f"expected 1 or more, got {self.threads_per_worker}", path="threads_per_worker")
+
 
 class DaskExecutor(concurrent.futures.Executor):
     """A ``concurrent.futures`` executor over a Dask client: one task per part.
@@ -145,14 +154,6 @@ def check_options(options: DaskOptions) -> None:
     if options.scheduler is not None and not options.scheduler.startswith(SCHEMES):
         raise InputError(
             f"expected an address such as tcp://HOST:8786, got {options.scheduler!r}", path="options.dask.scheduler"
-        )
-    if not options.connect_timeout > 0:
-        raise InputError(
-            f"expected a positive number of seconds, got {options.connect_timeout}", path="options.dask.connect_timeout"
-        )
-    if options.threads_per_worker < 1:
-        raise InputError(
-            f"expected 1 or more, got {options.threads_per_worker}", path="options.dask.threads_per_worker"
         )
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import colorsys
 import itertools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import attrs
 
@@ -116,8 +116,15 @@ def colour_number(number: int) -> str:
     return PALETTE[number] if number < len(PALETTE) else _extra_colour(number)
 
 
-def _between(low: int, high: int):
-    return attrs.validators.and_(attrs.validators.ge(low), attrs.validators.le(high))
+def _between(low: int, high: int) -> Callable[[object, attrs.Attribute, int], None]:
+    """A check of an option, naming its key relative to ``[options.render]`` (the core
+    puts the table in front)."""
+
+    def check(instance: object, attribute: attrs.Attribute, value: int) -> None:
+        if not low <= value <= high:
+            raise InputError(f"expected {low} to {high}, got {value}", path=attribute.name)
+
+    return check
 
 
 @attrs.frozen
