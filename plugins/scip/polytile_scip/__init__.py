@@ -20,10 +20,32 @@ from typing import Literal
 
 import attrs
 
-from polytile_core.plugin import BackendCapabilities, BackendFactory, Register, hookimpl
+from polytile_core.plugin import BackendCapabilities, BackendFactory, InputError, Register, hookimpl
 
 Counting = Literal["auto", "nogood", "scip"]
 Emphasis = Literal["default", "feasibility", "cpsolver", "easycip", "hardlp", "optimality"]
+
+
+Parameters = dict[str, bool | int | float | str]
+
+
+def _check_parameters(options: object, attribute: attrs.Attribute, parameters: Parameters) -> None:
+    """Every raw parameter is set on a blank SCIP model when the plan is made, so a typo is
+    one error line before anything runs (not one per part of a split run).  PySCIPOpt is
+    imported only when there are parameters: loading the plugin stays cheap."""
+    if not parameters:
+        return
+    import pyscipopt
+
+    trial = pyscipopt.Model()
+    trial.hideOutput()
+    for name, value in parameters.items():
+        try:
+            trial.setParam(name, value)
+        except (KeyError, LookupError) as exc:
+            raise InputError(f"no SCIP parameter has that name ({exc})", path=f"parameters.{name}") from None
+        except (TypeError, ValueError) as exc:
+            raise InputError(f"not a SCIP parameter of that type ({exc})", path=f"parameters.{name}") from None
 
 
 @attrs.frozen
@@ -46,8 +68,10 @@ class ScipOptions:
         },
     )
     log: bool = attrs.field(default=False, metadata={"description": "print SCIP's log"})
-    parameters: dict[str, bool | int | float | str] = attrs.field(
-        factory=dict, metadata={"description": 'raw SCIP parameters, e.g. { "presolving/maxrounds" = 0 }'}
+    parameters: Parameters = attrs.field(
+        factory=dict,
+        validator=_check_parameters,
+        metadata={"description": 'raw SCIP parameters, e.g. { "presolving/maxrounds" = 0 }'},
     )
 
 

@@ -46,13 +46,6 @@ def test_scip_counting_refuses_a_model_with_auxiliary_variables():
     assert error.value.path == "options.scip.counting"
 
 
-def test_a_bad_scip_parameter_names_its_key():
-    backend = ScipBackend(ScipOptions(parameters={"no/such/parameter": 1}))
-    with pytest.raises(InputError) as error:
-        solve_with(backend, FIVE_BY_SIX.model(), "one")
-    assert error.value.path == "options.scip.parameters.no/such/parameter"
-
-
 @pytest.mark.parametrize("mode", ["count", "all"])
 def test_a_parameter_that_would_break_counting_is_refused(mode):
     # Probing in presolving made SCIP's counting mode count a tiling twice (issue 23).
@@ -113,6 +106,21 @@ def test_an_unknown_counting_choice_is_one_line_and_exit_2(tmp_path, capsys):
     assert main(["solve", str(path)]) == 2
     error = capsys.readouterr().err
     assert "options.scip.counting" in error and len(error.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("parameter", "expected"),
+    [('"no/such/parameter" = 1', "no SCIP parameter has that name"), ('"limits/time" = "soon"', "of that type")],
+)
+def test_a_bad_raw_parameter_is_one_line_when_the_plan_is_made(tmp_path, capsys, parameter, expected):
+    """As cpsat's: checked by ``polytile validate``, before anything is built or solved."""
+    path = tmp_path / "p.toml"
+    path.write_text(PIPELINE.format(counting="auto") + f"parameters = {{ {parameter} }}\n")
+    assert main(["validate", str(path)]) == 2
+    error = capsys.readouterr().err.strip()
+    name = parameter.split(" = ")[0].strip('"')
+    assert len(error.splitlines()) == 1 and f"{path}: options.scip.parameters.{name}: " in error, error
+    assert expected in error, error
 
 
 @pytest.mark.parametrize("emphasis", ["feasibility", "cpsolver"])
