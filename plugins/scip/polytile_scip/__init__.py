@@ -42,8 +42,8 @@ def _check_parameters(options: object, attribute: attrs.Attribute, parameters: P
     for name, value in parameters.items():
         try:
             trial.setParam(name, value)
-        except (KeyError, LookupError) as exc:
-            raise InputError(f"no SCIP parameter has that name ({exc})", path=f"parameters.{name}") from None
+        except LookupError:
+            raise InputError("no SCIP parameter has that name", path=f"parameters.{name}") from None
         except (TypeError, ValueError) as exc:
             raise InputError(f"not a SCIP parameter of that type ({exc})", path=f"parameters.{name}") from None
 
