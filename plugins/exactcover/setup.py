@@ -7,7 +7,7 @@ def kernel(name):
     return Extension(
         f"polytile_exactcover.{name}",
         [f"polytile_exactcover/{name}.c"],
-        depends=["polytile_exactcover/_handover.h"],
+        depends=["polytile_exactcover/_cover_input.h", "polytile_exactcover/_handover.h"],
         extra_compile_args=["-O2"],
     )
 

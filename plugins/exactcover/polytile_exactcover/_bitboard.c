@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "_cover_input.h"
 #include "_handover.h"
 
 #define MAX_WORDS 4
@@ -141,14 +142,6 @@ static int by_first_then_key(const void *a, const void *b) {
     return x->option < y->option ? -1 : x->option > y->option;
 }
 
-static int read_int(PyObject *seq, Py_ssize_t k, long long *out) {
-    PyObject *item = PySequence_GetItem(seq, k);
-    if (item == NULL) return -1;
-    *out = PyLong_AsLongLong(item);
-    Py_DECREF(item);
-    return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
-}
-
 /* Board(n_items, options, groups[, first_item[, n_cells]])
  *   options: per option (items, [(group, weight)]), items numbered 0..n_items-1 in scan order;
  *   groups:  per group (lo, hi);
@@ -164,122 +157,79 @@ static int Board_init(Board *s, PyObject *args, PyObject *kwds) {
         PyErr_SetString(PyExc_ValueError, "a bitboard holds 1 to 256 items");
         return -1;
     }
-    Py_ssize_t n_options = PySequence_Length(options), n_groups = PySequence_Length(groups);
-    if (n_options < 0 || n_groups < 0) return -1;
+    CoverInput in;
+    if (cover_input_read(&in, options, groups, 0, 1, 0, n_items - 1)) { cover_input_free(&in); return -1; }
+    int n_options = in.n_options;
     s->n_items = n_items;
     s->words = (n_items + 63) / 64;
-    s->n_options = (int)n_options;
-    s->n_groups = (int)n_groups;
+    s->n_options = n_options;
+    s->n_groups = in.n_groups;
+    s->lo = in.lo; s->hi = in.hi; in.lo = in.hi = NULL;   /* kept as read */
     s->mask = calloc((n_options + 1) * MAX_WORDS, sizeof(uint64_t));
     s->option_id = calloc(n_options + 1, sizeof(int));
     s->first = calloc(n_items + 2, sizeof(int));
     s->member_start = calloc(n_options + 2, sizeof(int));
-    s->total = calloc(n_groups + 1, sizeof(long long));
-    s->lo = calloc(n_groups + 1, sizeof(long long));
-    s->hi = calloc(n_groups + 1, sizeof(long long));
+    s->member_group = calloc(in.member_start[n_options] + 1, sizeof(int));
+    s->member_weight = calloc(in.member_start[n_options] + 1, sizeof(long long));
+    s->total = calloc(s->n_groups + 1, sizeof(long long));
     s->chosen = calloc(n_items + 1, sizeof(int));
-    int *start = calloc(n_options + 1, sizeof(int)), *last = calloc(n_options + 1, sizeof(int));
-    uint64_t *masks = calloc((n_options + 1) * MAX_WORDS, sizeof(uint64_t));
+    s->runs = calloc(n_items + 2, sizeof(int));
+    s->run_key = calloc(n_options + 1, sizeof(int));
+    s->run_end = calloc(n_options + 1, sizeof(int));
+    s->root = calloc(n_options + 1, sizeof(int));
+    Sorted *order = calloc(n_options + 1, sizeof(Sorted));
     if (!held_init(&s->held, n_items) || !s->mask || !s->option_id || !s->first || !s->member_start ||
-        !s->total || !s->lo || !s->hi || !s->chosen || !start || !last || !masks) {
-        free(start); free(last); free(masks);
+        !s->member_group || !s->member_weight || !s->total || !s->chosen || !s->runs || !s->run_key ||
+        !s->run_end || !s->root || !order) {
+        free(order);
+        cover_input_free(&in);
         PyErr_NoMemory();
         return -1;
     }
-    int ok = 1;
-    for (Py_ssize_t g = 0; ok && g < n_groups; g++) {
-        PyObject *bounds = PySequence_GetItem(groups, g);
-        ok = bounds && !read_int(bounds, 0, &s->lo[g]) && !read_int(bounds, 1, &s->hi[g]);
-        Py_XDECREF(bounds);
-    }
-    /* Read every option's mask and first item; count the memberships. */
-    Py_ssize_t memberships = 0;
-    for (Py_ssize_t o = 0; ok && o < n_options; o++) {
-        PyObject *option = PySequence_GetItem(options, o);
-        PyObject *items = option ? PySequence_GetItem(option, 0) : NULL;
-        PyObject *member = option ? PySequence_GetItem(option, 1) : NULL;
-        Py_ssize_t n = items ? PySequence_Length(items) : -1, m = member ? PySequence_Length(member) : -1;
-        ok = n > 0 && m >= 0;
-        if (n == 0) PyErr_SetString(PyExc_ValueError, "every option needs at least one item");
-        start[o] = n_items;
-        for (Py_ssize_t j = 0; ok && j < n; j++) {
-            long long item;
-            if (read_int(items, j, &item)) { ok = 0; break; }
-            if (item < 0 || item >= n_items) { PyErr_SetString(PyExc_ValueError, "item out of range"); ok = 0; break; }
-            masks[o * MAX_WORDS + item / 64] |= 1ULL << (item % 64);
-            if (item < start[o]) start[o] = (int)item;
-            if (j == 0 || item > last[o]) last[o] = (int)item;
+    /* Sort the options by first item, then by the item after the cells they cover (a
+     * piece used once), so that a piece already placed skips its run at once. */
+    for (int o = 0; o < n_options; o++) {
+        int first = n_items, last = 0;
+        for (int j = in.item_start[o]; j < in.item_start[o + 1]; j++) {
+            if (in.items[j] < first) first = in.items[j];
+            if (in.items[j] > last) last = in.items[j];
         }
-        memberships += m > 0 ? m : 0;
-        Py_XDECREF(option); Py_XDECREF(items); Py_XDECREF(member);
+        order[o].first = first;
+        order[o].key = last >= n_cells ? last : -1;
+        order[o].option = o;
     }
-    if (ok) {
-        s->member_group = calloc(memberships + 1, sizeof(int));
-        s->member_weight = calloc(memberships + 1, sizeof(long long));
-        if (!s->member_group || !s->member_weight) { PyErr_NoMemory(); ok = 0; }
-    }
-    if (ok) {
-        /* Sort the options by first item, then by the item after the cells they cover (a
-         * piece used once), so that a piece already placed skips its run at once. */
-        Sorted *order = calloc(n_options + 1, sizeof(Sorted));
-        if (order == NULL) { PyErr_NoMemory(); ok = 0; }
-        for (Py_ssize_t o = 0; ok && o < n_options; o++) {
-            order[o].first = start[o];
-            order[o].key = last[o] >= n_cells ? last[o] : -1;
-            order[o].option = (int)o;
-        }
-        if (ok) qsort(order, n_options, sizeof(Sorted), by_first_then_key);
-        s->runs = calloc(n_items + 2, sizeof(int));
-        s->run_key = calloc(n_options + 1, sizeof(int));
-        s->run_end = calloc(n_options + 1, sizeof(int));
-        if (ok && (!s->runs || !s->run_key || !s->run_end)) { PyErr_NoMemory(); ok = 0; }
-        int n_runs = 0;
-        for (Py_ssize_t k = 0; ok && k < n_options; k++) {
-            int o = order[k].option;
-            s->option_id[k] = o;
-            memcpy(s->mask + (size_t)k * MAX_WORDS, masks + (size_t)o * MAX_WORDS, MAX_WORDS * sizeof(uint64_t));
-            s->first[order[k].first + 1]++;
-            if (k == 0 || order[k].first != order[k - 1].first || order[k].key != order[k - 1].key) {
-                s->runs[order[k].first + 1]++;
-                s->run_key[n_runs++] = order[k].key;
-            }
-            s->run_end[n_runs - 1] = (int)k + 1;
-        }
-        for (int i = 0; ok && i < n_items; i++) {
-            s->first[i + 1] += s->first[i];
-            s->runs[i + 1] += s->runs[i];
-        }
-        free(order);
-    }
-    /* Memberships, in sorted order. */
-    int k = 0;
-    for (int sorted = 0; ok && sorted < n_options; sorted++) {
+    qsort(order, n_options, sizeof(Sorted), by_first_then_key);
+    /* Masks and memberships in sorted order; runs of options with the same first item and key. */
+    int n_runs = 0, k = 0;
+    for (int sorted = 0; sorted < n_options; sorted++) {
+        int o = order[sorted].option;
+        s->option_id[sorted] = o;
+        for (int j = in.item_start[o]; j < in.item_start[o + 1]; j++)
+            s->mask[(size_t)sorted * MAX_WORDS + in.items[j] / 64] |= 1ULL << (in.items[j] % 64);
         s->member_start[sorted] = k;
-        PyObject *option = PySequence_GetItem(options, s->option_id[sorted]);
-        PyObject *member = option ? PySequence_GetItem(option, 1) : NULL;
-        Py_ssize_t m = member ? PySequence_Length(member) : -1;
-        ok = m >= 0;
-        for (Py_ssize_t j = 0; ok && j < m; j++) {
-            PyObject *pair = PySequence_GetItem(member, j);
-            long long group, weight;
-            if (pair == NULL || read_int(pair, 0, &group) || read_int(pair, 1, &weight)) ok = 0;
-            else if (group < 0 || group >= n_groups) { PyErr_SetString(PyExc_ValueError, "group out of range"); ok = 0; }
-            else { s->member_group[k] = (int)group; s->member_weight[k] = weight; k++; }
-            Py_XDECREF(pair);
+        for (int j = in.member_start[o]; j < in.member_start[o + 1]; j++, k++) {
+            s->member_group[k] = in.member_group[j];
+            s->member_weight[k] = in.member_weight[j];
         }
-        Py_XDECREF(option); Py_XDECREF(member);
+        s->first[order[sorted].first + 1]++;
+        if (sorted == 0 || order[sorted].first != order[sorted - 1].first || order[sorted].key != order[sorted - 1].key) {
+            s->runs[order[sorted].first + 1]++;
+            s->run_key[n_runs++] = order[sorted].key;
+        }
+        s->run_end[n_runs - 1] = sorted + 1;
     }
     s->member_start[n_options] = k;
+    for (int i = 0; i < n_items; i++) {
+        s->first[i + 1] += s->first[i];
+        s->runs[i + 1] += s->runs[i];
+    }
     /* The options of the item branched on first (in sorted order); by default the first item. */
     if (fewest < 0 || fewest >= n_items) fewest = 0;
-    s->root = ok ? calloc(n_options + 1, sizeof(int)) : NULL;
-    if (ok && s->root == NULL) { PyErr_NoMemory(); ok = 0; }
-    for (int o = 0; ok && o < n_options; o++)
+    for (int o = 0; o < n_options; o++)
         if (s->mask[(size_t)o * MAX_WORDS + fewest / 64] >> (fewest % 64) & 1) s->root[s->n_root++] = o;
-    free(start);
-    free(last);
-    free(masks);
-    return ok ? 0 : -1;
+    free(order);
+    cover_input_free(&in);
+    return 0;
 }
 
 /* run(callback, limit, time_limit) -> (status, solutions)

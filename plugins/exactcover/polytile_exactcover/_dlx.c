@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "_cover_input.h"
 #include "_handover.h"
 
 enum { DONE = 0, LIMIT = 1, CANCELLED = 2, TIMED_OUT = 3, NODE_LIMIT = 4, FAILED = 5 };
@@ -152,14 +153,6 @@ static void Search_dealloc(Search *s) {
     Py_TYPE(s)->tp_free((PyObject *)s);
 }
 
-static int read_int(PyObject *seq, Py_ssize_t k, long long *out) {
-    PyObject *item = PySequence_GetItem(seq, k);
-    if (item == NULL) return -1;
-    *out = PyLong_AsLongLong(item);
-    Py_DECREF(item);
-    return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
-}
-
 /* Search(n_items, options, groups[, primary])
  *   options: a list, per option, of (items, memberships): items are 1..n_items,
  *            memberships a list of (group, weight);
@@ -171,25 +164,17 @@ static int Search_init(Search *s, PyObject *args, PyObject *kwds) {
     PyObject *options, *groups;
     if (!PyArg_ParseTuple(args, "iOO|i", &n_items, &options, &groups, &primary)) return -1;
     if (primary < 0 || primary > n_items) primary = n_items;
-    Py_ssize_t n_options = PySequence_Length(options), n_groups = PySequence_Length(groups);
-    if (n_options < 0 || n_groups < 0) return -1;
-    long long total = 0, memberships = 0;
-    for (Py_ssize_t o = 0; o < n_options; o++) {
-        PyObject *option = PySequence_GetItem(options, o);
-        if (option == NULL) return -1;
-        PyObject *items = PySequence_GetItem(option, 0), *member = PySequence_GetItem(option, 1);
-        Py_DECREF(option);
-        if (items == NULL || member == NULL) { Py_XDECREF(items); Py_XDECREF(member); return -1; }
-        Py_ssize_t k = PySequence_Length(items), m = PySequence_Length(member);
-        Py_DECREF(items); Py_DECREF(member);
-        if (k <= 0) { PyErr_SetString(PyExc_ValueError, "every option needs at least one item"); return -1; }
-        if (m < 0) return -1;
-        total += k; memberships += m;
-    }
+    CoverInput in;
+    if (cover_input_read(&in, options, groups, 0, 1, 1, n_items)) { cover_input_free(&in); return -1; }
+    int n_options = in.n_options, total = in.item_start[n_options];
     s->n_items = n_items;
-    s->n_options = (int)n_options;
-    s->n_groups = (int)n_groups;
-    s->n_nodes = (int)(n_items + 1 + total + n_options + 1);
+    s->n_options = n_options;
+    s->n_groups = in.n_groups;
+    s->n_nodes = n_items + 1 + total + n_options + 1;
+    /* The groups and memberships are kept as read. */
+    s->lo = in.lo; s->hi = in.hi; in.lo = in.hi = NULL;
+    s->group_start = in.member_start; s->group_id = in.member_group; s->group_weight = in.member_weight;
+    in.member_start = in.member_group = NULL; in.member_weight = NULL;
     s->llink = calloc(n_items + 1, sizeof(int));
     s->rlink = calloc(n_items + 1, sizeof(int));
     s->top = calloc(s->n_nodes, sizeof(int));
@@ -197,15 +182,11 @@ static int Search_init(Search *s, PyObject *args, PyObject *kwds) {
     s->dlink = calloc(s->n_nodes, sizeof(int));
     s->len = calloc(n_items + 1, sizeof(int));
     s->node_option = calloc(s->n_nodes, sizeof(int));
-    s->group_start = calloc(n_options + 1, sizeof(int));
-    s->group_id = calloc(memberships + 1, sizeof(int));
-    s->group_weight = calloc(memberships + 1, sizeof(long long));
-    s->count_in_group = calloc(n_groups + 1, sizeof(long long));
-    s->lo = calloc(n_groups + 1, sizeof(long long));
-    s->hi = calloc(n_groups + 1, sizeof(long long));
+    s->count_in_group = calloc(s->n_groups + 1, sizeof(long long));
     s->chosen = calloc(n_items + 1, sizeof(int));
-    if (!held_init(&s->held, n_items) || !s->llink || !s->rlink || !s->top || !s->ulink || !s->dlink || !s->len || !s->node_option ||
-        !s->group_start || !s->group_id || !s->group_weight || !s->count_in_group || !s->lo || !s->hi || !s->chosen) {
+    if (!held_init(&s->held, n_items) || !s->llink || !s->rlink || !s->top || !s->ulink || !s->dlink || !s->len ||
+        !s->node_option || !s->count_in_group || !s->chosen) {
+        cover_input_free(&in);
         PyErr_NoMemory();
         return -1;
     }
@@ -218,63 +199,29 @@ static int Search_init(Search *s, PyObject *args, PyObject *kwds) {
         }
         s->ulink[i] = s->dlink[i] = i;
     }
-    for (Py_ssize_t g = 0; g < n_groups; g++) {
-        PyObject *bounds = PySequence_GetItem(groups, g);
-        if (bounds == NULL) return -1;
-        int bad = read_int(bounds, 0, &s->lo[g]) || read_int(bounds, 1, &s->hi[g]);
-        Py_DECREF(bounds);
-        if (bad) return -1;
-    }
-    int x = n_items + 1, spacer = x, k = 0;
+    int x = n_items + 1, spacer = x;
     s->top[spacer] = 0;
-    for (Py_ssize_t o = 0; o < n_options; o++) {
-        PyObject *option = PySequence_GetItem(options, o);
-        PyObject *items = PySequence_GetItem(option, 0), *member = PySequence_GetItem(option, 1);
-        Py_DECREF(option);
-        Py_ssize_t n = PySequence_Length(items), m = PySequence_Length(member);
+    for (int o = 0; o < n_options; o++) {
         int first = x + 1;
-        for (Py_ssize_t j = 0; j < n; j++) {
-            long long item;
-            if (read_int(items, j, &item)) { Py_DECREF(items); Py_DECREF(member); return -1; }
-            if (item < 1 || item > n_items) {
-                Py_DECREF(items); Py_DECREF(member);
-                PyErr_SetString(PyExc_ValueError, "item out of range");
-                return -1;
-            }
+        for (int j = in.item_start[o]; j < in.item_start[o + 1]; j++) {
+            int item = in.items[j];
             x++;
-            s->top[x] = (int)item;
-            s->node_option[x] = (int)o;
+            s->top[x] = item;
+            s->node_option[x] = o;
             s->len[item]++;
             s->ulink[x] = s->ulink[item];
-            s->dlink[x] = (int)item;
+            s->dlink[x] = item;
             s->dlink[s->ulink[item]] = x;
             s->ulink[item] = x;
         }
         s->dlink[spacer] = x;            /* last node of this option */
         x++;
         spacer = x;
-        s->top[spacer] = -(int)o - 1;
+        s->top[spacer] = -o - 1;
         s->ulink[spacer] = first;        /* first node of the option before it */
-        s->group_start[o] = k;
-        for (Py_ssize_t j = 0; j < m; j++) {
-            PyObject *pair = PySequence_GetItem(member, j);
-            long long group, weight;
-            int bad = pair == NULL || read_int(pair, 0, &group) || read_int(pair, 1, &weight);
-            Py_XDECREF(pair);
-            if (bad) { Py_DECREF(items); Py_DECREF(member); return -1; }
-            if (group < 0 || group >= n_groups) {
-                Py_DECREF(items); Py_DECREF(member);
-                PyErr_SetString(PyExc_ValueError, "group out of range");
-                return -1;
-            }
-            s->group_id[k] = (int)group;
-            s->group_weight[k] = weight;
-            k++;
-        }
-        Py_DECREF(items); Py_DECREF(member);
     }
-    s->group_start[n_options] = k;
     s->dlink[spacer] = 0;
+    cover_input_free(&in);
     return 0;
 }
 

@@ -27,6 +27,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "_cover_input.h"
+
 typedef unsigned __int128 u128;
 
 enum { DONE = 0, CANCELLED = 1, TIMED_OUT = 2, BUDGET = 3, OVERFLOW = 4, NO_MEMORY = 5 };
@@ -414,21 +416,25 @@ static int Frontier_init(Frontier *s, PyObject *args, PyObject *kwds) {
                           &other_totals, &good, &s->unit, &s->smallest, &s->reach, &nears))
         return -1;
     if (read_nears(s, n_cells, nears)) return -1;
-    Py_ssize_t n_options = PySequence_Length(options), n_groups = PySequence_Length(groups);
     Py_ssize_t n_good = PySequence_Length(good);
-    if (n_options < 0 || n_groups < 0 || n_good < 0) return -1;
+    if (n_good < 0) return -1;
+    CoverInput in;
+    if (cover_input_read(&in, options, groups, -1, 3, 0, 0)) { cover_input_free(&in); return -1; }
+    int n_options = in.n_options, n_groups = in.n_groups;
     s->n_cells = n_cells;
-    s->n_groups = (int)n_groups;
+    s->n_groups = n_groups;
     s->tail_full = tail_full;
     s->region = region;
     s->other_tail = other_tail;
     s->other_totals = other_totals;
+    s->member_start = in.member_start; s->member_group = in.member_group;   /* kept as read */
+    in.member_start = in.member_group = NULL;
     s->first = calloc(n_cells + 2, sizeof(int));
     s->window = calloc(n_options + 1, sizeof(uint64_t));
     s->tail = calloc(n_options + 1, sizeof(uint64_t));
     s->other = calloc(n_options + 1, 1);
     s->rho = calloc(n_options + 1, sizeof(uint64_t));
-    s->member_start = calloc(n_options + 2, sizeof(int));
+    s->member_weight = calloc(s->member_start[n_options] + 1, sizeof(uint64_t));
     s->lo = calloc(n_groups + 1, sizeof(uint64_t));
     s->hi = calloc(n_groups + 1, sizeof(uint64_t));
     s->shift = calloc(n_groups + 1, sizeof(uint64_t));
@@ -436,23 +442,36 @@ static int Frontier_init(Frontier *s, PyObject *args, PyObject *kwds) {
     s->good_capacity = 1;
     while (s->good_capacity < 2 * (size_t)n_good + 2) s->good_capacity *= 2;
     s->good = calloc(s->good_capacity, sizeof(uint64_t));
-    if (!s->first || !s->window || !s->tail || !s->other || !s->rho || !s->member_start || !s->lo || !s->hi ||
+    if (!s->first || !s->window || !s->tail || !s->other || !s->rho || !s->member_weight || !s->lo || !s->hi ||
         !s->shift || !s->field || !s->good) {
+        cover_input_free(&in);
         PyErr_NoMemory();
         return -1;
     }
-    for (Py_ssize_t g = 0; g < n_groups; g++) {
+    /* Counts are unsigned here: a negative bound or weight is a caller's mistake. */
+    int ok = 1;
+    for (int k = 0; ok && k < s->member_start[n_options]; k++) {
+        ok = in.member_weight[k] >= 0;
+        s->member_weight[k] = (uint64_t)in.member_weight[k];
+    }
+    for (int g = 0; ok && g < n_groups; g++) {
         PyObject *bounds = PySequence_GetItem(groups, g);
-        if (bounds == NULL) return -1;
-        int bad = read_u64(bounds, 0, &s->lo[g]) || read_u64(bounds, 1, &s->hi[g]) || read_u64(bounds, 2, &s->shift[g]);
-        Py_DECREF(bounds);
-        if (bad) return -1;
+        ok = bounds != NULL && !read_u64(bounds, 2, &s->shift[g]) && in.lo[g] >= 0 && in.hi[g] >= 0;
+        Py_XDECREF(bounds);
+        if (!ok) break;
+        s->lo[g] = (uint64_t)in.lo[g];
+        s->hi[g] = (uint64_t)in.hi[g];
         int width = bit_length(s->hi[g] ? s->hi[g] : s->lo[g]);
         s->field[g] = width ? (width == 64 ? ~0ULL : (1ULL << width) - 1) : 0;
         if (s->shift[g] + width > 64) {
             PyErr_SetString(PyExc_ValueError, "the piece counts do not fit in 64 bits");
-            return -1;
+            ok = 0;
         }
+    }
+    cover_input_free(&in);
+    if (!ok) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "piece counts and weights must be 0 or more");
+        return -1;
     }
     for (Py_ssize_t k = 0; k < n_good; k++) {
         PyObject *triple = PySequence_GetItem(good, k);
@@ -466,61 +485,30 @@ static int Frontier_init(Frontier *s, PyObject *args, PyObject *kwds) {
         while (s->good[slot] && s->good[slot] != h) slot = (slot + 1) & mask;
         s->good[slot] = h;
     }
-    PyObject **rows = calloc(n_options + 1, sizeof(PyObject *));
-    if (rows == NULL) { PyErr_NoMemory(); return -1; }
-    Py_ssize_t memberships = 0;
-    int ok = 1;
-    for (Py_ssize_t o = 0; ok && o < n_options; o++) {
-        rows[o] = PySequence_GetItem(options, o);
-        PyObject *member = rows[o] ? PySequence_GetItem(rows[o], 3) : NULL;
-        Py_ssize_t m = member ? PySequence_Length(member) : -1;
-        Py_XDECREF(member);
-        if (m < 0) ok = 0; else memberships += m;
-    }
-    if (ok) {
-        s->member_group = calloc(memberships + 1, sizeof(int));
-        s->member_weight = calloc(memberships + 1, sizeof(uint64_t));
-        if (!s->member_group || !s->member_weight) { PyErr_NoMemory(); ok = 0; }
-    }
-    int k = 0, previous = 0;
-    for (Py_ssize_t o = 0; ok && o < n_options; o++) {
-        uint64_t start;
-        uint64_t other;
-        if (read_u64(rows[o], 0, &start) || read_u64(rows[o], 1, &s->window[o]) || read_u64(rows[o], 2, &s->tail[o]) ||
-            read_u64(rows[o], 4, &other) || read_u64(rows[o], 5, &s->rho[o])) {
-            ok = 0;
-            break;
-        }
+    /* Each option's start cell, masks and colouring value (its memberships are read above). */
+    int previous = 0;
+    for (int o = 0; ok && o < n_options; o++) {
+        PyObject *row = PySequence_GetItem(options, o);
+        uint64_t start, other;
+        ok = row != NULL && !read_u64(row, 0, &start) && !read_u64(row, 1, &s->window[o]) &&
+             !read_u64(row, 2, &s->tail[o]) && !read_u64(row, 4, &other) && !read_u64(row, 5, &s->rho[o]);
+        Py_XDECREF(row);
+        if (!ok) break;
         s->other[o] = other != 0;
         if ((int)start < previous || (int)start >= n_cells || !(s->window[o] & 1)) {
             PyErr_SetString(PyExc_ValueError, "options must be sorted by start cell, each covering its start");
             ok = 0;
             break;
         }
-        for (; previous < (int)start; previous++) s->first[previous + 1] = (int)o;
-        s->member_start[o] = k;
-        PyObject *member = PySequence_GetItem(rows[o], 3);
-        Py_ssize_t m = PySequence_Length(member);
-        for (Py_ssize_t j = 0; ok && j < m; j++) {
-            PyObject *pair = PySequence_GetItem(member, j);
-            uint64_t group, weight;
-            if (pair == NULL || read_u64(pair, 0, &group) || read_u64(pair, 1, &weight)) ok = 0;
-            else if (group >= (uint64_t)n_groups) { PyErr_SetString(PyExc_ValueError, "group out of range"); ok = 0; }
-            else { s->member_group[k] = (int)group; s->member_weight[k] = weight; k++; }
-            Py_XDECREF(pair);
-        }
-        Py_DECREF(member);
+        for (; previous < (int)start; previous++) s->first[previous + 1] = o;
     }
     if (ok) {
-        for (; previous < n_cells; previous++) s->first[previous + 1] = (int)n_options;
-        s->member_start[n_options] = k;
+        for (; previous < n_cells; previous++) s->first[previous + 1] = n_options;
         if (s->unit && build_borders(s, n_options)) {
             PyErr_NoMemory();
             ok = 0;
         }
     }
-    for (Py_ssize_t o = 0; o < n_options; o++) Py_XDECREF(rows[o]);
-    free(rows);
     return ok ? 0 : -1;
 }
 

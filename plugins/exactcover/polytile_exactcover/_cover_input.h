@@ -1,0 +1,132 @@
+/* Reading a cover problem handed over from Python, written once for the three kernels.
+ *
+ * Every kernel is given its options as a sequence of rows and its groups (piece-count
+ * rows) as a sequence of (lo, hi, ...).  An option row holds its items, a list at
+ * ``items_at`` (the frontier gives masks instead: ``items_at`` < 0), and its memberships,
+ * a list of (group, weight) at ``members_at``.  ``cover_input_read`` checks them (every
+ * option has an item, items lie in [first_item, last_item], groups in range) and lays
+ * them out in flat C arrays.  A kernel takes the arrays it keeps (setting them to NULL
+ * here) and ``cover_input_free`` frees the rest, after a failure too.
+ */
+#ifndef POLYTILE_COVER_INPUT_H
+#define POLYTILE_COVER_INPUT_H
+
+#include <Python.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    int n_options, n_groups;
+    long long *lo, *hi;                 /* per group */
+    int *item_start, *items;            /* option o's items: items[item_start[o] .. item_start[o + 1]) */
+    int *member_start, *member_group;   /* option o's memberships: member_start[o] .. member_start[o + 1] */
+    long long *member_weight;
+} CoverInput;
+
+static void cover_input_free(CoverInput *in) {
+    free(in->lo); free(in->hi); free(in->item_start); free(in->items);
+    free(in->member_start); free(in->member_group); free(in->member_weight);
+    memset(in, 0, sizeof *in);
+}
+
+/* ``seq[k]`` as a C integer; -1 with the exception set when it is not one. */
+static int read_int(PyObject *seq, Py_ssize_t k, long long *out) {
+    PyObject *item = PySequence_GetItem(seq, k);
+    if (item == NULL) return -1;
+    *out = PyLong_AsLongLong(item);
+    Py_DECREF(item);
+    return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
+}
+
+/* The length of ``row[at]`` (0 when ``at`` < 0), or -1 with the exception set. */
+static Py_ssize_t list_length(PyObject *row, int at) {
+    if (at < 0) return 0;
+    PyObject *list = PySequence_GetItem(row, at);
+    if (list == NULL) return -1;
+    Py_ssize_t length = PySequence_Length(list);
+    Py_DECREF(list);
+    return length;
+}
+
+/* Read ``row[at]``'s integers into ``out`` from ``*used`` on (items in [low, high], or
+ * pairs when ``pairs`` is given: the first of each in [low, high] into ``out``, the
+ * second into ``pairs``); 0, or -1 with the exception set. */
+static int read_list(PyObject *row, int at, int *out, long long *pairs, int *used, long long low, long long high) {
+    PyObject *list = PySequence_GetItem(row, at);
+    Py_ssize_t n = list ? PySequence_Length(list) : -1;
+    int ok = n >= 0;
+    for (Py_ssize_t j = 0; ok && j < n; j++) {
+        long long value, second = 0;
+        if (pairs) {
+            PyObject *pair = PySequence_GetItem(list, j);
+            ok = pair && !read_int(pair, 0, &value) && !read_int(pair, 1, &second);
+            Py_XDECREF(pair);
+        } else {
+            ok = !read_int(list, j, &value);
+        }
+        if (ok && (value < low || value > high)) {
+            PyErr_SetString(PyExc_ValueError, pairs ? "group out of range" : "item out of range");
+            ok = 0;
+        }
+        if (ok) {
+            out[*used] = (int)value;
+            if (pairs) pairs[*used] = second;
+            (*used)++;
+        }
+    }
+    Py_XDECREF(list);
+    return ok ? 0 : -1;
+}
+
+static int cover_input_read(CoverInput *in, PyObject *options, PyObject *groups, int items_at, int members_at,
+                            long long first_item, long long last_item) {
+    memset(in, 0, sizeof *in);
+    Py_ssize_t n_options = PySequence_Length(options), n_groups = PySequence_Length(groups);
+    if (n_options < 0 || n_groups < 0) return -1;
+    in->n_options = (int)n_options;
+    in->n_groups = (int)n_groups;
+    in->lo = calloc(n_groups + 1, sizeof(long long));
+    in->hi = calloc(n_groups + 1, sizeof(long long));
+    in->item_start = calloc(n_options + 2, sizeof(int));
+    in->member_start = calloc(n_options + 2, sizeof(int));
+    if (!in->lo || !in->hi || !in->item_start || !in->member_start) { PyErr_NoMemory(); return -1; }
+    for (Py_ssize_t g = 0; g < n_groups; g++) {
+        PyObject *bounds = PySequence_GetItem(groups, g);
+        int bad = bounds == NULL || read_int(bounds, 0, &in->lo[g]) || read_int(bounds, 1, &in->hi[g]);
+        Py_XDECREF(bounds);
+        if (bad) return -1;
+    }
+    /* Count the items and memberships, then read them. */
+    Py_ssize_t items = 0, memberships = 0;
+    for (Py_ssize_t o = 0; o < n_options; o++) {
+        PyObject *row = PySequence_GetItem(options, o);
+        Py_ssize_t n = row ? list_length(row, items_at) : -1, m = row ? list_length(row, members_at) : -1;
+        Py_XDECREF(row);
+        if (n < 0 || m < 0) return -1;
+        if (items_at >= 0 && n == 0) {
+            PyErr_SetString(PyExc_ValueError, "every option needs at least one item");
+            return -1;
+        }
+        items += n;
+        memberships += m;
+    }
+    in->items = calloc(items + 1, sizeof(int));
+    in->member_group = calloc(memberships + 1, sizeof(int));
+    in->member_weight = calloc(memberships + 1, sizeof(long long));
+    if (!in->items || !in->member_group || !in->member_weight) { PyErr_NoMemory(); return -1; }
+    int item = 0, member = 0;
+    for (Py_ssize_t o = 0; o < n_options; o++) {
+        in->item_start[o] = item;
+        in->member_start[o] = member;
+        PyObject *row = PySequence_GetItem(options, o);
+        int bad = row == NULL || (items_at >= 0 && read_list(row, items_at, in->items, NULL, &item, first_item, last_item)) ||
+                  read_list(row, members_at, in->member_group, in->member_weight, &member, 0, n_groups - 1);
+        Py_XDECREF(row);
+        if (bad) return -1;
+    }
+    in->item_start[n_options] = item;
+    in->member_start[n_options] = member;
+    return 0;
+}
+
+#endif
