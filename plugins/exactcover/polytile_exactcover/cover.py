@@ -20,12 +20,15 @@ from __future__ import annotations
 import itertools
 import threading
 import weakref
+from collections.abc import Sequence
 
 import attrs
 
 from polytile_core.plugin import InputError, Model, Pins, check_build_limits
 
 UNBOUNDED = 1 << 62
+# An option: its items and its (group, weight) memberships.
+Option = tuple[tuple[int, ...], tuple[tuple[int, int], ...]]
 
 
 @attrs.frozen
@@ -38,7 +41,7 @@ class CoverProblem:
     the frontier scan colours to prune states no tiling can finish."""
 
     n_items: int
-    options: tuple[tuple[tuple[int, ...], tuple[tuple[int, int], ...]], ...]
+    options: tuple[Option, ...]
     variables: tuple[int, ...]
     groups: tuple[tuple[int, int], ...]
     rows: tuple[int, ...]
@@ -115,7 +118,9 @@ def cover_problem(model: Model, *, allowed: set[int] | None = None) -> CoverProb
     return CoverProblem(len(rows), tuple(options), tuple(variables), tuple(groups), tuple(rows), order, cells, shapes)
 
 
-def scan_order(model: Model, n_items: int, options, variables) -> tuple[tuple[int, ...], int]:
+def scan_order(
+    model: Model, n_items: int, options: Sequence[Option], variables: Sequence[int]
+) -> tuple[tuple[int, ...], int]:
     """(items in the order the kernels fill them, how many of them are cells): the cells
     (found as the one cell every option of a row shares) column by column along the
     shorter side of their bounding box, then the other rows."""
@@ -152,7 +157,7 @@ def scan_order(model: Model, n_items: int, options, variables) -> tuple[tuple[in
     ys = [y for _, y in located.values()]
     wide = max(ys) - min(ys) <= max(xs) - min(xs)  # then scan column by column
 
-    def position(item):
+    def position(item: int) -> tuple[int, int]:
         x, y = located[item]
         return (x, y) if wide else (y, x)
 

@@ -28,6 +28,7 @@ smaller than two pieces must be exactly the shape of an option still allowed.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from functools import cache
 from itertools import product
 from math import gcd, lcm
@@ -46,6 +47,14 @@ OTHER_COPIES = 4
 MOST_DRAWS = 6
 MOST_GOOD = 200_000
 MODULI = (2, 3, 4, 5, 6)
+
+Cell = tuple[int, int]
+# An option as the scan reads it: (start cell, window mask from the start, tail mask, memberships).
+Row = tuple[int, int, int, tuple[tuple[int, int], ...]]
+# A counted piece: (lo, hi, shift of its packed total); hi 0 is no upper bound.
+Group = tuple[int, int, int]
+# What an option places for the invariant: ("tail", bit) or ("group", index).
+Unit = tuple[str, int]
 
 
 @attrs.frozen
@@ -154,7 +163,7 @@ def frontier(plan: Layout) -> Frontier:
     )
 
 
-def pockets(problem: CoverProblem, rows, n_cells: int) -> Pockets:
+def pockets(problem: CoverProblem, rows: Sequence[Row], n_cells: int) -> Pockets:
     """The pocket check, when it is sound and can refuse something: every option places a
     connected piece on the cells it covers, each cell's place is certain (the one cell
     all the placements covering it share), and the pieces' sizes are not all 1.  A pocket
@@ -188,7 +197,7 @@ def pockets(problem: CoverProblem, rows, n_cells: int) -> Pockets:
     return Pockets(gcd(*sizes), min(sizes), reach, neighbours)
 
 
-def _connected(shape) -> bool:
+def _connected(shape: Sequence[Cell]) -> bool:
     cells = set(shape)
     seen = {shape[0]}
     todo = [shape[0]]
@@ -201,7 +210,7 @@ def _connected(shape) -> bool:
     return len(seen) == len(cells)
 
 
-def invariant(problem: CoverProblem, rows, groups) -> tuple[Pruning, list[int | None]]:
+def invariant(problem: CoverProblem, rows: Sequence[Row], groups: Sequence[Group]) -> tuple[Pruning, list[int | None]]:
     """(the pruning data, per option its value when it places an other piece, else
     None); no pruning (``Pruning()``) when the model is not a tiling whose placements
     are known, no option is bulk, or the invariant is trivial or too large."""
@@ -213,7 +222,7 @@ def invariant(problem: CoverProblem, rows, groups) -> tuple[Pruning, list[int | 
         return none
     other_groups = {g for g, (_, hi, _) in enumerate(groups) if 0 < hi <= OTHER_COPIES}
     # Each option: None (bulk), ("tail", bit) or ("group", g); anything else: no pruning.
-    units: list[tuple[str, int] | None] = []
+    units: list[Unit | None] = []
     for _, _, tail, memberships in rows:
         others = [(g, weight) for g, weight in memberships if g in other_groups]
         if tail and not others and tail & (tail - 1) == 0:
@@ -244,13 +253,13 @@ def invariant(problem: CoverProblem, rows, groups) -> tuple[Pruning, list[int | 
     return none
 
 
-def _field(group) -> int:
+def _field(group: Group) -> int:
     """The bits of a group's packed total (as ``_frontier.c`` packs it)."""
     lo, hi, shift = group
     return ((1 << (hi or lo).bit_length()) - 1) << shift
 
 
-def _colourings(bulk):
+def _colourings(bulk: Sequence[Sequence[Cell]]) -> list[tuple[int, list[int]]]:
     """For each modulus m, most invariants first: (m, value of each colour) where the value
     is a random combination of an integer basis of the functionals vanishing on L."""
     found = []
@@ -266,18 +275,18 @@ def _colourings(bulk):
     return [(-negative, values) for _, negative, values in sorted(found, reverse=True)]
 
 
-def _colours(shape, modulus):
+def _colours(shape: Iterable[Cell], modulus: int) -> list[int]:
     counts = [0] * modulus**2
     for x, y in shape:
         counts[(x % modulus) * modulus + y % modulus] += 1
     return counts
 
 
-def _value(cells, modulus, values) -> int:
+def _value(cells: Iterable[Cell], modulus: int, values: Sequence[int]) -> int:
     return sum(values[(x % modulus) * modulus + y % modulus] for x, y in cells) & MASK
 
 
-def _null_space(vectors, size) -> list[list[int]]:
+def _null_space(vectors: Sequence[Sequence[int]], size: int) -> list[list[int]]:
     """An integer basis of the f in Q^size with f·v = 0 for every v in ``vectors``
     (Gauss–Jordan elimination over the integers: every pivot column is zero in the other
     rows)."""
@@ -321,7 +330,9 @@ def _splitmix(k: int) -> int:
     return z ^ (z >> 31)
 
 
-def _good(kinds, units, value_of, groups) -> tuple[tuple[int, int, int], ...] | None:
+def _good(
+    kinds: Sequence[Unit], units: Sequence[Unit | None], value_of: Sequence[int], groups: Sequence[Group]
+) -> tuple[tuple[int, int, int], ...] | None:
     """Every (tail bits placed, totals placed, value the remaining cells may have) once at
     least one other piece is placed; None past ``MOST_GOOD``."""
     values = {

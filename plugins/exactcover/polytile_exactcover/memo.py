@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
+from typing import Any
 
 from polytile_exactcover.cover import CoverProblem
 
@@ -58,7 +60,7 @@ def memo_count(
     lows = tuple(lo for lo, _ in problem.groups)
     highs = tuple(hi for _, hi in problem.groups)
 
-    def moves(covered: int, totals: tuple[int, ...]):
+    def moves(covered: int, totals: tuple[int, ...]) -> Iterator[tuple[int, tuple[int, ...]]]:
         """The states one option on the first uncovered item leads to."""
         first = (~covered & (covered + 1)).bit_length() - 1
         for mask, memberships in starting[first]:
@@ -80,7 +82,7 @@ def memo_count(
     table: dict[tuple[int, tuple[int, ...]], int] = {}
     hits = opened = 0
     root = (0, tuple(0 for _ in problem.groups))
-    stack = [[root, moves(*root), 0]]
+    stack: list[list[Any]] = [[root, moves(*root), 0]]
     while True:
         frame = stack[-1]
         for state in frame[1]:

@@ -27,12 +27,15 @@ quarter of the whole tree.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import attrs
 
 from polytile_core.plugin import (
     Anchor,
     InputError,
     Model,
+    OnSolution,
     Permutation,
     burnside,
     checked_symmetries,
@@ -59,7 +62,9 @@ def restricted(problem: CoverProblem, leave_out: set[int]) -> CoverProblem:
     )
 
 
-def count_fixed(model: Model, permutation, keep: set[int] | None, options, limits: Limits) -> Outcome:
+def count_fixed(
+    model: Model, permutation: Permutation, keep: set[int] | None, options: ExactCoverOptions, limits: Limits
+) -> Outcome:
     """Solutions left unchanged by ``permutation`` (among those using only ``keep``)."""
     fixed, merged = fixed_model(model, permutation)
     allowed = None if keep is None else {new for new, cycle in enumerate(merged) if set(cycle) <= keep}
@@ -67,7 +72,7 @@ def count_fixed(model: Model, permutation, keep: set[int] | None, options, limit
 
 
 def solve_distinct(
-    model: Model, problem: CoverProblem, mode: str, report, limits: Limits, options: ExactCoverOptions
+    model: Model, problem: CoverProblem, mode: str, report: OnSolution, limits: Limits, options: ExactCoverOptions
 ) -> tuple[Outcome, int | None]:
     """(raw outcome, distinct count) in mode ``all`` (listing one tiling per class) or ``count``."""
     try:
@@ -91,7 +96,15 @@ def solve_distinct(
     return _anchored(model, problem, mode, report, limits, options, group, anchor)
 
 
-def _whole_group(model, problem, mode, report, limits, options, group):
+def _whole_group(
+    model: Model,
+    problem: CoverProblem,
+    mode: str,
+    report: OnSolution,
+    limits: Limits,
+    options: ExactCoverOptions,
+    group: list[Permutation],
+) -> tuple[Outcome, int | None]:
     others = group[1:]
     if mode == "count":
         raw = count_covers(problem, options, limits)
@@ -106,7 +119,7 @@ def _whole_group(model, problem, mode, report, limits, options, group):
         return raw, burnside(fixes) if raw.status == "completed" else None
     kept = [0]
 
-    def keep_smallest(ones):
+    def keep_smallest(ones: list[int]) -> None:
         if is_smallest_image(ones, others):
             kept[0] += 1
             report(ones)
@@ -116,7 +129,16 @@ def _whole_group(model, problem, mode, report, limits, options, group):
     return outcome, kept[0]
 
 
-def _anchored(model, problem, mode, report, limits, options, group, anchor: Anchor):
+def _anchored(
+    model: Model,
+    problem: CoverProblem,
+    mode: str,
+    report: OnSolution,
+    limits: Limits,
+    options: ExactCoverOptions,
+    group: list[Permutation],
+    anchor: Anchor,
+) -> tuple[Outcome, int | None]:
     order = len(group)
     total = Outcome("completed", 0, "anchor")
     distinct = 0
@@ -147,7 +169,9 @@ def _anchored(model, problem, mode, report, limits, options, group, anchor: Anch
         else:
             kept = [0]
 
-            def keep_smallest(ones, others=stabiliser[1:], kept=kept):
+            def keep_smallest(
+                ones: list[int], others: list[Permutation] = stabiliser[1:], kept: list[int] = kept
+            ) -> None:
                 if is_smallest_image(ones, others):
                     kept[0] += 1
                     report(ones)
@@ -189,13 +213,13 @@ def images_of(model: Model, problem: CoverProblem, options: ExactCoverOptions) -
 
 
 def search_by_images(
-    images: Images, problem: CoverProblem, report, limits: Limits, options: ExactCoverOptions
+    images: Images, problem: CoverProblem, report: OnSolution | None, limits: Limits, options: ExactCoverOptions
 ) -> Outcome:
     """Every solution, each handed to ``report`` once (or counted, ``report`` None),
     searched with the anchor on one placement per orbit and the others made as images."""
 
-    def with_images(symmetries):
-        def emit(ones):
+    def with_images(report: OnSolution, symmetries: Sequence[Permutation]) -> OnSolution:
+        def emit(ones: list[int]) -> None:
             for mover in symmetries:
                 report(sorted(mover[var] for var in ones))
 
@@ -208,13 +232,17 @@ def search_by_images(
         if total.status != "completed":
             break
         part = restricted(problem, set(images.anchor.variables) - placements)
-        found = enumerate_covers(part, None if report is None else with_images(symmetries), limits, kernel=kernel)
+        found = enumerate_covers(
+            part, None if report is None else with_images(report, symmetries), limits, kernel=kernel
+        )
         kernel = found.how  # the first part's choice (auto probes once) serves the others
         total.add(found, len(symmetries))
     return total
 
 
-def list_all(model: Model, problem: CoverProblem, report, limits: Limits, options: ExactCoverOptions) -> Outcome:
+def list_all(
+    model: Model, problem: CoverProblem, report: OnSolution | None, limits: Limits, options: ExactCoverOptions
+) -> Outcome:
     """Every solution, each handed to ``report`` once (or counted, ``report`` None): by
     images when the model has them (``images_of``), else plainly."""
     images = images_of(model, problem, options)
