@@ -38,44 +38,41 @@ static int read_int(PyObject *seq, Py_ssize_t k, long long *out) {
     return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
 }
 
-/* The length of ``row[at]`` (0 when ``at`` < 0), or -1 with the exception set. */
-static Py_ssize_t list_length(PyObject *row, int at) {
-    if (at < 0) return 0;
-    PyObject *list = PySequence_GetItem(row, at);
-    if (list == NULL) return -1;
-    Py_ssize_t length = PySequence_Length(list);
-    Py_DECREF(list);
-    return length;
+/* ``row[at]`` as a fast sequence (a new reference), or NULL with the exception set. */
+static PyObject *fast_item(PyObject *row, Py_ssize_t at) {
+    PyObject *item = PySequence_GetItem(row, at);
+    if (item == NULL) return NULL;
+    PyObject *fast = PySequence_Fast(item, "expected a list");
+    Py_DECREF(item);
+    return fast;
 }
 
-/* Read ``row[at]``'s integers into ``out`` from ``*used`` on (items in [low, high], or
- * pairs when ``pairs`` is given: the first of each in [low, high] into ``out``, the
- * second into ``pairs``); 0, or -1 with the exception set. */
-static int read_list(PyObject *row, int at, int *out, long long *pairs, int *used, long long low, long long high) {
-    PyObject *list = PySequence_GetItem(row, at);
-    Py_ssize_t n = list ? PySequence_Length(list) : -1;
-    int ok = n >= 0;
-    for (Py_ssize_t j = 0; ok && j < n; j++) {
+/* Copy the integers of ``list`` (a fast sequence) to ``out`` from ``*used`` on: items in
+ * [low, high], or, when ``pairs`` is given, (group, weight) pairs with the group in
+ * [low, high] to ``out`` and the weight to ``pairs``.  0, or -1 with the exception set. */
+static int read_list(PyObject *list, int *out, long long *pairs, int *used, long long low, long long high) {
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(list);
+    PyObject **entries = PySequence_Fast_ITEMS(list);
+    for (Py_ssize_t j = 0; j < n; j++) {
         long long value, second = 0;
         if (pairs) {
-            PyObject *pair = PySequence_GetItem(list, j);
-            ok = pair && !read_int(pair, 0, &value) && !read_int(pair, 1, &second);
+            PyObject *pair = PySequence_Fast(entries[j], "expected a (group, weight) pair");
+            int bad = pair == NULL || read_int(pair, 0, &value) || read_int(pair, 1, &second);
             Py_XDECREF(pair);
+            if (bad) return -1;
         } else {
-            ok = !read_int(list, j, &value);
+            value = PyLong_AsLongLong(entries[j]);
+            if (value == -1 && PyErr_Occurred()) return -1;
         }
-        if (ok && (value < low || value > high)) {
+        if (value < low || value > high) {
             PyErr_SetString(PyExc_ValueError, pairs ? "group out of range" : "item out of range");
-            ok = 0;
+            return -1;
         }
-        if (ok) {
-            out[*used] = (int)value;
-            if (pairs) pairs[*used] = second;
-            (*used)++;
-        }
+        out[*used] = (int)value;
+        if (pairs) pairs[*used] = second;
+        (*used)++;
     }
-    Py_XDECREF(list);
-    return ok ? 0 : -1;
+    return 0;
 }
 
 static int cover_input_read(CoverInput *in, PyObject *options, PyObject *groups, int items_at, int members_at,
@@ -89,44 +86,55 @@ static int cover_input_read(CoverInput *in, PyObject *options, PyObject *groups,
     in->hi = calloc(n_groups + 1, sizeof(long long));
     in->item_start = calloc(n_options + 2, sizeof(int));
     in->member_start = calloc(n_options + 2, sizeof(int));
-    if (!in->lo || !in->hi || !in->item_start || !in->member_start) { PyErr_NoMemory(); return -1; }
-    for (Py_ssize_t g = 0; g < n_groups; g++) {
+    /* Each option's items and memberships as fast sequences, held while they are read. */
+    PyObject **lists = calloc(2 * (size_t)n_options + 1, sizeof(PyObject *));
+    if (!in->lo || !in->hi || !in->item_start || !in->member_start || !lists) {
+        free(lists);
+        PyErr_NoMemory();
+        return -1;
+    }
+    int ok = 1;
+    for (Py_ssize_t g = 0; ok && g < n_groups; g++) {
         PyObject *bounds = PySequence_GetItem(groups, g);
-        int bad = bounds == NULL || read_int(bounds, 0, &in->lo[g]) || read_int(bounds, 1, &in->hi[g]);
+        ok = bounds != NULL && !read_int(bounds, 0, &in->lo[g]) && !read_int(bounds, 1, &in->hi[g]);
         Py_XDECREF(bounds);
-        if (bad) return -1;
     }
-    /* Count the items and memberships, then read them. */
     Py_ssize_t items = 0, memberships = 0;
-    for (Py_ssize_t o = 0; o < n_options; o++) {
+    for (Py_ssize_t o = 0; ok && o < n_options; o++) {
         PyObject *row = PySequence_GetItem(options, o);
-        Py_ssize_t n = row ? list_length(row, items_at) : -1, m = row ? list_length(row, members_at) : -1;
+        PyObject **own = lists + 2 * o;
+        own[0] = row && items_at >= 0 ? fast_item(row, items_at) : NULL;
+        own[1] = row && (items_at < 0 || own[0]) ? fast_item(row, members_at) : NULL;
         Py_XDECREF(row);
-        if (n < 0 || m < 0) return -1;
-        if (items_at >= 0 && n == 0) {
+        ok = own[1] != NULL;
+        if (ok && items_at >= 0 && PySequence_Fast_GET_SIZE(own[0]) == 0) {
             PyErr_SetString(PyExc_ValueError, "every option needs at least one item");
-            return -1;
+            ok = 0;
         }
-        items += n;
-        memberships += m;
+        if (ok) {
+            items += own[0] ? PySequence_Fast_GET_SIZE(own[0]) : 0;
+            memberships += PySequence_Fast_GET_SIZE(own[1]);
+        }
     }
-    in->items = calloc(items + 1, sizeof(int));
-    in->member_group = calloc(memberships + 1, sizeof(int));
-    in->member_weight = calloc(memberships + 1, sizeof(long long));
-    if (!in->items || !in->member_group || !in->member_weight) { PyErr_NoMemory(); return -1; }
+    if (ok) {
+        in->items = calloc(items + 1, sizeof(int));
+        in->member_group = calloc(memberships + 1, sizeof(int));
+        in->member_weight = calloc(memberships + 1, sizeof(long long));
+        if (!in->items || !in->member_group || !in->member_weight) { PyErr_NoMemory(); ok = 0; }
+    }
     int item = 0, member = 0;
-    for (Py_ssize_t o = 0; o < n_options; o++) {
+    for (Py_ssize_t o = 0; ok && o < n_options; o++) {
         in->item_start[o] = item;
         in->member_start[o] = member;
-        PyObject *row = PySequence_GetItem(options, o);
-        int bad = row == NULL || (items_at >= 0 && read_list(row, items_at, in->items, NULL, &item, first_item, last_item)) ||
-                  read_list(row, members_at, in->member_group, in->member_weight, &member, 0, n_groups - 1);
-        Py_XDECREF(row);
-        if (bad) return -1;
+        PyObject **own = lists + 2 * o;
+        ok = (!own[0] || !read_list(own[0], in->items, NULL, &item, first_item, last_item)) &&
+             !read_list(own[1], in->member_group, in->member_weight, &member, 0, n_groups - 1);
     }
     in->item_start[n_options] = item;
     in->member_start[n_options] = member;
-    return 0;
+    for (Py_ssize_t k = 0; k < 2 * n_options; k++) Py_XDECREF(lists[k]);
+    free(lists);
+    return ok ? 0 : -1;
 }
 
 #endif
