@@ -8,12 +8,16 @@ so every ``polytile`` command starts fast.
 
 from __future__ import annotations
 
+from typing import Any
+
 import attrs
 
-from polytile_core.plugin import BackendCapabilities, BackendFactory, InputError, Register, hookimpl
+from polytile_core.plugin import Backend, BackendCapabilities, BackendFactory, InputError, Register, hookimpl
+
+Parameters = dict[str, bool | int | float | str]
 
 
-def _check_parameters(options, attribute, parameters) -> None:
+def _check_parameters(options: object, attribute: attrs.Attribute, parameters: Parameters) -> None:
     """Every raw parameter is checked when the plan is made, so a typo is one error line
     before anything runs (not one per part of a split run)."""
     if not parameters:
@@ -33,20 +37,20 @@ class CpsatOptions:
     """Options of the CP-SAT backend, from ``[options.cpsat]``."""
 
     log: bool = attrs.field(default=False, metadata={"description": "print CP-SAT's search log"})
-    parameters: dict[str, bool | int | float | str] = attrs.field(
+    parameters: Parameters = attrs.field(
         factory=dict,
         validator=_check_parameters,
         metadata={"description": "raw CP-SAT parameters, e.g. { linearization_level = 2 }"},
     )
 
 
-def make_backend(options: CpsatOptions | None = None):
+def make_backend(options: CpsatOptions | None = None) -> Backend:
     from polytile_cpsat.backend import CpsatBackend
 
     return CpsatBackend(options)
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     if name == "CpsatBackend":
         from polytile_cpsat.backend import CpsatBackend
 

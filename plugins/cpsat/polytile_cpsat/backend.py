@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from typing import Any
 
 from ortools.sat.python import cp_model
 
@@ -13,6 +14,7 @@ from polytile_core.plugin import (
     Found,
     InputError,
     Model,
+    OnSolution,
     SolveSettings,
     Termination,
     progress_reporter,
@@ -27,7 +29,14 @@ _COUNTING_PARAMETERS: dict[str, bool | int] = {"num_workers": 1, "keep_all_feasi
 
 
 class _Callback(cp_model.CpSolverSolutionCallback):
-    def __init__(self, decision, on_solution, stop: threading.Event, stop_after_first: bool, optimising: bool):
+    def __init__(
+        self,
+        decision: list[tuple[int, cp_model.IntVar]],
+        on_solution: OnSolution,
+        stop: threading.Event,
+        stop_after_first: bool,
+        optimising: bool,
+    ) -> None:
         super().__init__()
         # Called from CP-SAT's own threads: the run's reporter is taken here, in the calling one.
         self.report = progress_reporter() if optimising else None
@@ -37,7 +46,7 @@ class _Callback(cp_model.CpSolverSolutionCallback):
         self.stop_after_first = stop_after_first
         self.count = 0
 
-    def on_solution_callback(self):
+    def on_solution_callback(self) -> None:
         self.count += 1
         ones = [index for index, var in self.decision if self.BooleanValue(var)]
         self.on_solution(ones)
@@ -51,7 +60,9 @@ class _Callback(cp_model.CpSolverSolutionCallback):
 CHECK_EVERY = 1024
 
 
-def _translate(model: Model, deadline: float | None, stop: threading.Event):
+def _translate(
+    model: Model, deadline: float | None, stop: threading.Event
+) -> tuple[cp_model.CpModel, list[cp_model.IntVar]] | None:
     """The model as a CpModel and its variables, or None when the deadline passes or
     ``stop`` is set first.  Each row is one weighted sum, built in C++, not in Python."""
 
@@ -77,23 +88,30 @@ def _translate(model: Model, deadline: float | None, stop: threading.Event):
 
 
 class CpsatBackend:
-    def __init__(self, options: CpsatOptions | None = None):
+    def __init__(self, options: CpsatOptions | None = None) -> None:
         self.options = options or CpsatOptions()
 
-    def solve(self, model: Model, settings: SolveSettings, on_solution, stop: threading.Event) -> BackendResult:
+    def solve(
+        self, model: Model, settings: SolveSettings, on_solution: OnSolution, stop: threading.Event
+    ) -> BackendResult:
         # The time limit covers translating the model too: a 600,000-variable model takes seconds.
         deadline = None if settings.time_limit is None else time.monotonic() + settings.time_limit
         translated = _translate(model, deadline, stop)
         if translated is None:
             termination = Termination.INTERRUPTED if stop.is_set() else Termination.TIME_LIMIT
-            return BackendResult(termination, Found.NONE, "stopped while translating the model")
+            return BackendResult(
+                termination=termination, found=Found.NONE, raw_status="stopped while translating the model"
+            )
         cp, xs = translated
         enumerate_all = settings.mode in ("all", "count")
         if model.objective is not None and not enumerate_all:
             objective = cp_model.LinearExpr.weighted_sum(
                 [xs[var] for var in model.objective], list(model.objective.values())
             )
-            cp.Maximize(objective) if model.maximize else cp.Minimize(objective)
+            if model.maximize:
+                cp.maximize(objective)
+            else:
+                cp.minimize(objective)
 
         solver = cp_model.CpSolver()
         params = solver.parameters
@@ -130,7 +148,9 @@ class CpsatBackend:
         return self._result(solver, status, callback.count, settings, model, stop.is_set())
 
     @staticmethod
-    def _result(solver, status, seen, settings, model, stopped) -> BackendResult:
+    def _result(
+        solver: cp_model.CpSolver, status: Any, seen: int, settings: SolveSettings, model: Model, stopped: bool
+    ) -> BackendResult:
         raw = solver.StatusName(status)
         cut_short = Termination.INTERRUPTED if stopped else Termination.TIME_LIMIT
         count = seen if settings.mode in ("all", "count") else None
@@ -140,17 +160,52 @@ class CpsatBackend:
         if status == cp_model.OPTIMAL:
             if settings.mode in ("all", "count"):
                 found = Found.FEASIBLE if seen else Found.INFEASIBLE
-                return BackendResult(Termination.COMPLETED, found, raw, count)
+                return BackendResult(termination=Termination.COMPLETED, found=found, raw_status=raw, count=count)
             if model.objective is None:
                 # CP-SAT says OPTIMAL for a feasibility model once one solution is found.
-                return BackendResult(Termination.COMPLETED, Found.FEASIBLE, raw, count, objective, bound)
-            return BackendResult(Termination.COMPLETED, Found.OPTIMAL, raw, count, objective, bound)
+                return BackendResult(
+                    termination=Termination.COMPLETED,
+                    found=Found.FEASIBLE,
+                    raw_status=raw,
+                    count=count,
+                    objective=objective,
+                    bound=bound,
+                )
+            return BackendResult(
+                termination=Termination.COMPLETED,
+                found=Found.OPTIMAL,
+                raw_status=raw,
+                count=count,
+                objective=objective,
+                bound=bound,
+            )
         if status == cp_model.FEASIBLE:
             if settings.mode == "one" and model.objective is None:
-                return BackendResult(Termination.COMPLETED, Found.FEASIBLE, raw, count)
-            return BackendResult(cut_short, Found.FEASIBLE, raw, count, objective, bound)
+                return BackendResult(
+                    termination=Termination.COMPLETED, found=Found.FEASIBLE, raw_status=raw, count=count
+                )
+            return BackendResult(
+                termination=cut_short,
+                found=Found.FEASIBLE,
+                raw_status=raw,
+                count=count,
+                objective=objective,
+                bound=bound,
+            )
         if status == cp_model.INFEASIBLE:
-            return BackendResult(Termination.COMPLETED, Found.INFEASIBLE, raw, 0 if count is not None else None)
+            return BackendResult(
+                termination=Termination.COMPLETED,
+                found=Found.INFEASIBLE,
+                raw_status=raw,
+                count=0 if count is not None else None,
+            )
         if status == cp_model.MODEL_INVALID:
-            return BackendResult(Termination.ERROR, Found.NONE, raw, count)
-        return BackendResult(cut_short, Found.FEASIBLE if seen else Found.NONE, raw, count, objective, bound)
+            return BackendResult(termination=Termination.ERROR, found=Found.NONE, raw_status=raw, count=count)
+        return BackendResult(
+            termination=cut_short,
+            found=Found.FEASIBLE if seen else Found.NONE,
+            raw_status=raw,
+            count=count,
+            objective=objective,
+            bound=bound,
+        )
