@@ -16,11 +16,11 @@ solution is rejected once it has been recorded).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import attrs
 
-from polytile_core.plugin import BackendCapabilities, BackendFactory, InputError, Register, hookimpl
+from polytile_core.plugin import Backend, BackendCapabilities, BackendFactory, InputError, Register, hookimpl
 
 Counting = Literal["auto", "nogood", "scip"]
 Emphasis = Literal["default", "feasibility", "cpsolver", "easycip", "hardlp", "optimality"]
@@ -75,14 +75,14 @@ class ScipOptions:
     )
 
 
-def make_backend(options: ScipOptions | None = None):
+def make_backend(options: ScipOptions | None = None) -> Backend:
     """Import PySCIPOpt only when a solve needs it, so loading the plugin stays cheap."""
     from polytile_scip.backend import ScipBackend
 
     return ScipBackend(options)
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     if name in ("ScipBackend", "build_scip"):
         from polytile_scip import backend
 

@@ -5,11 +5,21 @@ from __future__ import annotations
 
 import json
 import threading
+from typing import Any
 
 import pyscipopt
 from pyscipopt import SCIP_EVENTTYPE, SCIP_RESULT, SCIP_STAGE
 
-from polytile_core.plugin import BackendResult, Found, InputError, Model, SolveSettings, Termination, relay_stop
+from polytile_core.plugin import (
+    BackendResult,
+    Found,
+    InputError,
+    Model,
+    OnSolution,
+    SolveSettings,
+    Termination,
+    relay_stop,
+)
 from polytile_scip import ScipOptions
 
 # Below every built-in SCIP constraint handler (countsols, the lowest, uses -9,999,999):
@@ -55,7 +65,7 @@ class _Enumerator(pyscipopt.Conshdlr):
     one-to-one map between original and presolved solutions: ``_COUNTING_PARAMETERS``).
     """
 
-    def __init__(self, model: Model, xs, on_found, stop: threading.Event):
+    def __init__(self, model: Model, xs: list[pyscipopt.Variable], on_found: OnSolution, stop: threading.Event) -> None:
         self.neutral = model
         self.xs = xs
         self.decision = [(index, xs[index]) for index in model.decision]
@@ -68,7 +78,15 @@ class _Enumerator(pyscipopt.Conshdlr):
         self.presolved_solution_recorded = False
         self.active: list[pyscipopt.Variable] = []
 
-    def conscheck(self, constraints, solution, checkintegrality, checklprows, printreason, completely):
+    def conscheck(
+        self,
+        constraints: Any,
+        solution: Any,
+        checkintegrality: bool,
+        checklprows: bool,
+        printreason: bool,
+        completely: bool,
+    ) -> dict[str, Any]:
         # When presolving fixes every variable there is no tree: the one candidate left
         # is only ever checked, never enforced, so it is recorded here.
         if self.model.getStage() != SCIP_STAGE.SOLVING and self.model.getNVars(transformed=True) == 0:
@@ -78,20 +96,22 @@ class _Enumerator(pyscipopt.Conshdlr):
                 self._record(tuple(index for index, _ in self.decision if index in every_one))
         return {"result": SCIP_RESULT.INFEASIBLE}
 
-    def consinitsol(self, constraints):
+    def consinitsol(self, constraints: Any) -> None:
         # Presolving is over and restarts are off, so the active variables stay these.
         self.active = self.model.getVars(transformed=True)
 
-    def consenfolp(self, constraints, nusefulconss, solinfeasible):
+    def consenfolp(self, constraints: Any, nusefulconss: int, solinfeasible: bool) -> dict[str, Any]:
         return self._enforce(solinfeasible)
 
-    def consenfops(self, constraints, nusefulconss, solinfeasible, objinfeasible):
+    def consenfops(
+        self, constraints: Any, nusefulconss: int, solinfeasible: bool, objinfeasible: bool
+    ) -> dict[str, Any]:
         return self._enforce(solinfeasible)
 
-    def conslock(self, constraint, locktype, nlockspos, nlocksneg):
+    def conslock(self, constraint: Any, locktype: Any, nlockspos: int, nlocksneg: int) -> None:
         pass
 
-    def _enforce(self, solinfeasible):
+    def _enforce(self, solinfeasible: bool) -> dict[str, Any]:
         if solinfeasible:  # another handler has work to do on this node first
             return {"result": SCIP_RESULT.FEASIBLE}
         if self.stop.is_set() or self.error is not None:
@@ -122,27 +142,33 @@ class _Watch(pyscipopt.Eventhdlr):
     """Checks the stop event at every node and streams each new incumbent (find one,
     optimise).  Counting mode holds the GIL, so this is what stops it promptly."""
 
-    def __init__(self, stop: threading.Event, decision=None, on_found=None):
+    def __init__(
+        self,
+        stop: threading.Event,
+        decision: list[tuple[int, pyscipopt.Variable]],
+        on_found: OnSolution | None = None,
+    ) -> None:
         self.stop = stop
         self.decision = decision
         self.on_found = on_found
         self.error: BaseException | None = None
 
-    def eventinit(self):
+    def eventinit(self) -> None:
         self.model.catchEvent(SCIP_EVENTTYPE.NODEFOCUSED, self)
         if self.on_found is not None:
             self.model.catchEvent(SCIP_EVENTTYPE.BESTSOLFOUND, self)
 
-    def eventexit(self):
+    def eventexit(self) -> None:
         self.model.dropEvent(SCIP_EVENTTYPE.NODEFOCUSED, self)
         if self.on_found is not None:
             self.model.dropEvent(SCIP_EVENTTYPE.BESTSOLFOUND, self)
 
-    def eventexec(self, event):
-        if event.getType() == SCIP_EVENTTYPE.BESTSOLFOUND and self.error is None:
+    def eventexec(self, event: Any) -> None:
+        on_found = self.on_found
+        if on_found is not None and event.getType() == SCIP_EVENTTYPE.BESTSOLFOUND and self.error is None:
             best = self.model.getBestSol()
             try:
-                self.on_found([index for index, var in self.decision if self.model.getSolVal(best, var) > 0.5])
+                on_found([index for index, var in self.decision if self.model.getSolVal(best, var) > 0.5])
             except BaseException as exc:
                 self.error = exc
                 self.model.interruptSolve()
@@ -169,7 +195,7 @@ def build_scip(model: Model, *, log: bool = False) -> tuple[pyscipopt.Model, lis
 
 
 class ScipBackend:
-    def __init__(self, options: ScipOptions | None = None):
+    def __init__(self, options: ScipOptions | None = None) -> None:
         self.options = options or ScipOptions()
 
     def counting_method(self, model: Model, settings: SolveSettings) -> str:
@@ -192,7 +218,9 @@ class ScipBackend:
             return "nogood"
         return "scip"
 
-    def solve(self, model: Model, settings: SolveSettings, on_solution, stop: threading.Event) -> BackendResult:
+    def solve(
+        self, model: Model, settings: SolveSettings, on_solution: OnSolution, stop: threading.Event
+    ) -> BackendResult:
         method = self.counting_method(model, settings)
         scip, xs = build_scip(model, log=self.options.log)
         decision = [(index, xs[index]) for index in model.decision]
@@ -214,7 +242,7 @@ class ScipBackend:
                 scip.setParam(name, value)
         self._set_user_parameters(scip, counting=method != "search")
 
-        watch = _Watch(stop, decision if method == "search" else None, on_solution if method == "search" else None)
+        watch = _Watch(stop, decision, on_solution if method == "search" else None)
         scip.includeEventhdlr(watch, "polytile_watch", "stop on request; stream incumbents")
         enumerator = None
         if method == "nogood":
@@ -228,7 +256,7 @@ class ScipBackend:
                 needscons=False,
             )
         if stop.is_set():
-            return BackendResult(Termination.INTERRUPTED, Found.NONE, "not started")
+            return BackendResult(termination=Termination.INTERRUPTED, found=Found.NONE, raw_status="not started")
 
         # Presolving and long LPs raise no node events; SCIP runs without the GIL here.
         with relay_stop(stop, scip.interruptSolve):
@@ -269,9 +297,17 @@ class ScipBackend:
         raw = scip.getStatus()
         cut_short = self._cut_short(raw, stop)
         if cut_short is not None:
-            return BackendResult(cut_short, Found.FEASIBLE if count else Found.NONE, f"{how}: {raw}", count)
+            return BackendResult(
+                termination=cut_short,
+                found=Found.FEASIBLE if count else Found.NONE,
+                raw_status=f"{how}: {raw}",
+                count=count,
+            )
         return BackendResult(
-            Termination.COMPLETED, Found.FEASIBLE if count else Found.INFEASIBLE, f"{how}: {raw}", count
+            termination=Termination.COMPLETED,
+            found=Found.FEASIBLE if count else Found.INFEASIBLE,
+            raw_status=f"{how}: {raw}",
+            count=count,
         )
 
     def _searched(self, scip: pyscipopt.Model, model: Model, stop: threading.Event) -> BackendResult:
@@ -282,15 +318,23 @@ class ScipBackend:
             objective, bound = scip.getObjVal(), scip.getDualbound()
         cut_short = self._cut_short(raw, stop)
         if raw == "infeasible":
-            return BackendResult(Termination.COMPLETED, Found.INFEASIBLE, raw)
+            return BackendResult(termination=Termination.COMPLETED, found=Found.INFEASIBLE, raw_status=raw)
         if cut_short is not None:
             found = Found.FEASIBLE if has_solution else Found.NONE
-            return BackendResult(cut_short, found, raw, None, objective, bound)
+            return BackendResult(termination=cut_short, found=found, raw_status=raw, objective=objective, bound=bound)
         if raw in ("optimal", "gaplimit") and has_solution:
             proved = raw == "optimal" and model.objective is not None
             return BackendResult(
-                Termination.COMPLETED, Found.OPTIMAL if proved else Found.FEASIBLE, raw, None, objective, bound
+                termination=Termination.COMPLETED,
+                found=Found.OPTIMAL if proved else Found.FEASIBLE,
+                raw_status=raw,
+                objective=objective,
+                bound=bound,
             )
         return BackendResult(
-            Termination.ERROR, Found.FEASIBLE if has_solution else Found.NONE, raw, None, objective, bound
+            termination=Termination.ERROR,
+            found=Found.FEASIBLE if has_solution else Found.NONE,
+            raw_status=raw,
+            objective=objective,
+            bound=bound,
         )
