@@ -31,7 +31,7 @@ import itertools
 import math
 import threading
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 
 import attrs
 import numpy as np
@@ -373,7 +373,7 @@ class Sweep:
             )
         return LargeTiling("found", tuple(placements), message, details)
 
-    def _by_shape(self):
+    def _by_shape(self) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
         """(shape index, x's, y's) of the placements, grouped by shape."""
         shapes = np.array(self.placed_shape, dtype=np.int64)
         xs, ys = np.array(self.placed_x, dtype=np.int64), np.array(self.placed_y, dtype=np.int64)

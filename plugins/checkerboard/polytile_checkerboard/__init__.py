@@ -10,7 +10,7 @@ the subproblems.  No solution y proves that no tiling exists, with no search at 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Literal, Protocol
 
 import attrs
@@ -212,7 +212,7 @@ class CheckerboardSplit:
             return Split(iter(()), 0, _impossibility(variants, equations, black, white), summary)
         total = equations.total
 
-        def parts():
+        def parts() -> Iterator[Part]:
             # Placed only when the parts are wanted: a certificate needs none of this.
             placed = [variant for piece in problem.pieces for variant in coloured_variants(piece, region)]
             prepared = VariantParts(placed, region, model)

@@ -11,7 +11,7 @@ is the checkerboard split of 2022 (docs/split.md).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Literal
 
 import attrs
@@ -139,7 +139,7 @@ class ColoursSplit:
             return Split(iter(()), 0, _impossibility(colouring, target, equations), summary)
         prepared = VariantParts(variants, region, model)
 
-        def parts():
+        def parts() -> Iterator[Part]:
             for counts in equations.solutions(options.order, options.seed):
                 yield prepared.part(counts, {"counts": {v.name: c for v, c in zip(variants, counts, strict=True) if c}})
 

@@ -12,9 +12,11 @@ as many variants as orientations.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import attrs
 
-from polytile_core.plugin import SQUARE_SYMMETRIES, Cells, Kind, PieceType, Region, kind_symmetries, placements
+from polytile_core.plugin import SQUARE_SYMMETRIES, Cell, Cells, Kind, PieceType, Region, kind_symmetries, placements
 
 # A coloured shape: its normalised cells, and the colour of each in that order.
 ColouredShape = tuple[Cells, tuple[int, ...]]
@@ -30,7 +32,7 @@ class Colouring:
     def __call__(self, x: int, y: int) -> int:
         return (x + self.shift * y) % self.colours
 
-    def counts(self, cells) -> tuple[int, ...]:
+    def counts(self, cells: Iterable[Cell]) -> tuple[int, ...]:
         """How many of the cells have each colour."""
         found = [0] * self.colours
         for x, y in cells:

@@ -70,7 +70,8 @@ class TreeOptions:
         ),
     )
 
-    def __attrs_post_init__(self):
+    def __attrs_post_init__(self) -> None:
+        # The path is relative to [options.tree]: the core puts the table in front.
         if self.parts is not None and self.parts < 1:
             raise InputError(f"expected 1 or more, got {self.parts}", path="parts")
 
