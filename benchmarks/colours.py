@@ -39,7 +39,7 @@ def part_sizes(plan, options: ColoursOptions) -> tuple[int | None, str]:
     split = plan.split.provides.split(problem, model, plan.build, options, jobs=plan.jobs)
     if split.impossible:
         return 0, "—"
-    sizes = [part.model.num_variables for part in itertools.islice(split.parts, 200) if "empty" not in part.details]
+    sizes = [part.model.num_variables for part in itertools.islice(split.parts, 200) if part.empty is None]
     sizes = sizes[:20]
     return split.total, f"{min(sizes)}–{max(sizes)}" if sizes else "all empty"
 

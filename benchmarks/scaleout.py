@@ -268,7 +268,7 @@ def measure(host: Host, key: str, repeat: int, with_dask: bool) -> None:
     checker_parts = [
         part.model
         for part in CheckerboardSplit().split(plan.tiling_problem(), model, plan.build, None).parts
-        if not part.details.get("empty")
+        if part.empty is None
     ]
 
     # The work: CPU seconds in one thread, whole and tree parts alternately, `repeat` times.

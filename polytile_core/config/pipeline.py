@@ -85,8 +85,6 @@ class Plan:
     executor_options: object = None
     distinct: bool = False
     keep: int | None = None
-    # A polytile_core.solve.checkpoint.Checkpoint: a split run skips the parts it holds and records new ones.
-    checkpoint: object = None
     candidates: Candidates | None = None
     # Why the plan has its backend: named in the pipeline, or its problem kind's own.
     backend_why: str = "named in the pipeline"

@@ -24,7 +24,7 @@ from polytile_core.model.geometry import Cells, Kind, Region
 from polytile_core.model.parts import BuildModel, Split
 from polytile_core.model.problem import PieceType, TilingProblem
 from polytile_core.model.zero_one import Model
-from polytile_core.output.results import Found, Result, Termination
+from polytile_core.output.results import Answer, Result
 
 Mode = Literal["one", "all", "count", "optimize"]
 # What a backend was doing (``BackendResult.work``): walking a tree of choices, which a
@@ -86,17 +86,10 @@ class SolveSettings:
 
 
 @attrs.frozen
-class BackendResult:
-    """What a backend reports: why it stopped, what it found, and its own status word."""
+class BackendResult(Answer):
+    """What a backend reports: an ``Answer`` (why it stopped, what it found, its own
+    status word and numbers), with the facts of how and what it was doing."""
 
-    termination: Termination
-    found: Found
-    raw_status: str
-    count: int | None = None
-    objective: float | None = None
-    bound: float | None = None
-    # Solutions up to symmetry, from a backend that handled ``settings.distinct`` itself.
-    distinct_count: int | None = None
     # Facts about how the answer was reached (e.g. how the bound was proved), for Result.details.
     details: dict = attrs.Factory(dict)
     # What kind of work it was doing when it returned (``Work``); None: it does not say.

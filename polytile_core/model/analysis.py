@@ -173,7 +173,7 @@ def analyze_split(
     for index, part in enumerate(itertools.islice(split.parts, max(first, scan))):
         if index >= first and time.perf_counter() > deadline:
             break
-        reason = part.details.get("empty")
+        reason = part.empty
         removed += reason is not None
         if reason is not None:
             size = None

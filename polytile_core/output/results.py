@@ -65,35 +65,48 @@ class Solution:
 
 
 @attrs.frozen
-class SubproblemReport:
-    """What one part of a split run did."""
+class Answer:
+    """What is known when a solve stops: why it stopped, what it found, and the numbers.
 
-    key: str = attrs.field(metadata={"description": "identity of the subproblem (e.g. its variant counts)"})
-    termination: Termination = attrs.field(metadata={"description": "why this part stopped"})
-    found: Found = attrs.field(metadata={"description": "what this part found"})
-    count: int | None = attrs.field(default=None, metadata={"description": "solutions counted in this part"})
-    seconds: float = attrs.field(default=0.0, metadata={"description": "wall time of this part"})
-    error: str | None = attrs.field(default=None, metadata={"description": "the error, if the part failed"})
+    The one answer value of polytile: a backend's ``BackendResult``, a split part's
+    ``SubproblemReport`` and the run's ``Result`` are each an ``Answer`` with what their
+    level adds (``answer_fields`` hands one on to the next), so the fields are written once.
+    """
 
-
-@attrs.frozen
-class Result:
-    """The outcome of a run, written as JSON or TOML by ``polytile solve --output``."""
-
-    termination: Termination = attrs.field(metadata={"description": "why the run stopped"})
+    termination: Termination = attrs.field(metadata={"description": "why it stopped"})
     found: Found = attrs.field(metadata={"description": "what was found"})
-    mode: str = attrs.field(metadata={"description": "one, all or count (or optimize for enclosures)"})
-    backend: str = attrs.field(metadata={"description": "the backend plugin that solved it"})
     raw_status: str = attrs.field(default="", metadata={"description": "the backend's own status"})
     count: int | None = attrs.field(
         default=None, metadata={"description": "number of solutions (exact when completed)"}
     )
+    objective: float | None = attrs.field(default=None, metadata={"description": "best objective found"})
+    bound: float | None = attrs.field(default=None, metadata={"description": "proven bound on the objective"})
     distinct_count: int | None = attrs.field(
         default=None, metadata={"description": "solutions up to the region's symmetry, when asked for"}
     )
+
+
+def answer_fields(answer: Answer) -> dict[str, Any]:
+    """The fields an ``Answer`` of any level shares, to make the next level's from."""
+    return {field.name: getattr(answer, field.name) for field in attrs.fields(Answer)}
+
+
+@attrs.frozen(kw_only=True)
+class SubproblemReport(Answer):
+    """What one part of a split run did."""
+
+    key: str = attrs.field(metadata={"description": "identity of the subproblem (e.g. its variant counts)"})
+    seconds: float = attrs.field(default=0.0, metadata={"description": "wall time of this part"})
+    error: str | None = attrs.field(default=None, metadata={"description": "the error, if the part failed"})
+
+
+@attrs.frozen(kw_only=True)
+class Result(Answer):
+    """The outcome of a run, written as JSON or TOML by ``polytile solve --output``."""
+
+    mode: str = attrs.field(metadata={"description": "one, all or count (or optimize for enclosures)"})
+    backend: str = attrs.field(metadata={"description": "the backend plugin that solved it"})
     solutions: tuple[Solution, ...] = attrs.field(default=(), metadata={"description": "solutions kept"})
-    objective: int | None = attrs.field(default=None, metadata={"description": "best objective found"})
-    bound: float | None = attrs.field(default=None, metadata={"description": "proven bound on the objective"})
     seconds: float = attrs.field(default=0.0, metadata={"description": "wall time of the whole run"})
     message: str = attrs.field(
         default="", metadata={"description": "a human explanation (e.g. an impossibility proof)"}
@@ -176,4 +189,6 @@ def save_with(write: Callable) -> None:
 
 def _drawn(solution: Solution) -> Result:
     """A lone solution as a Result, the one thing renderers draw."""
-    return Result(Termination.COMPLETED, Found.FEASIBLE, "one", "", count=1, solutions=(solution,))
+    return Result(
+        termination=Termination.COMPLETED, found=Found.FEASIBLE, mode="one", backend="", count=1, solutions=(solution,)
+    )

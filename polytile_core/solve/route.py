@@ -23,6 +23,7 @@ from polytile_core.config.pipeline import Candidates, Plan
 from polytile_core.convert import CONVERTER
 from polytile_core.errors import InputError
 from polytile_core.host.registry import Registration
+from polytile_core.solve.outcome import Outcome
 
 # Routes raced per job (per usable core, by default): a route that waits on another's
 # core still starts, and the routes that would lose are stopped as soon as one wins.
@@ -182,3 +183,15 @@ def _nothing_fits(mode: str, features: frozenset[str], passed_over: tuple[str, .
         "name one with solve.backend",
         path="solve.backend",
     )
+
+
+def on_one_route(outcome: Outcome, plan: Plan, routing: Routing | None) -> Outcome:
+    """The outcome of a run on one route, saying which (chosen by auto, or named)."""
+    assert plan.backend is not None
+    if routing is not None:
+        route = routing.routes[0]
+        report = {**route.report(plan), "how": f"chosen by auto: {route.why}"}
+    else:
+        named = Route(plan.backend, plan.split, why=plan.backend_why)
+        report = {**named.report(plan), "how": named.why}
+    return attrs.evolve(outcome, details={**outcome.details, "route": report}, backend=plan.backend.name)

@@ -29,8 +29,9 @@ from polytile_core.output.resultfile import (
 )
 from polytile_core.output.results import Result, Termination
 from polytile_core.solve.checkpoint import Checkpoint
+from polytile_core.solve.race import HEAD_START
 from polytile_core.solve.route import choose
-from polytile_core.solve.run import HEAD_START, SMALL_MODEL, run
+from polytile_core.solve.run import SMALL_MODEL, run
 
 # Solutions a streamed run (-o FILE.jsonl) keeps in memory, for the summary and --render.
 STREAMED_KEEP = 12
@@ -138,8 +139,9 @@ def solve(arguments) -> int:
         if arguments.render:
             tables = read_pipeline(arguments.pipeline).options
             drawing = prepare_renderer(host, arguments.render, tables=tables, force=arguments.force)
-        if arguments.checkpoint:
-            plan = attrs.evolve(plan, checkpoint=Checkpoint.open(arguments.checkpoint, plan, resume=arguments.resume))
+        checkpoint = (
+            Checkpoint.open(arguments.checkpoint, plan, resume=arguments.resume) if arguments.checkpoint else None
+        )
         if arguments.output and Path(arguments.output).suffix == ".jsonl":
             # Streamed: each solution goes to the file as it comes; the run keeps only a few.
             lines = ResultLines(arguments.output, header_of(plan), replace=arguments.force)
@@ -149,7 +151,12 @@ def solve(arguments) -> int:
         with ctrl_c_sets(stop, abandon):
             with ProgressLine(sys.stderr, enabled=not arguments.quiet) as progress:
                 result = run(
-                    plan, on_progress=progress, on_solution=lines.add if lines else None, stop=stop, abandon=abandon
+                    plan,
+                    on_progress=progress,
+                    on_solution=lines.add if lines else None,
+                    stop=stop,
+                    abandon=abandon,
+                    checkpoint=checkpoint,
                 )
             save(arguments, result, lines, drawing, report)
     except InputError as exc:
