@@ -131,8 +131,9 @@ def timed(host: Host, path: Path, expected: int, **overrides) -> Timing:
     scheduler = overrides.pop("scheduler", None)
     plan = load_plan(path, host, overrides)
     if scheduler:
-        options: Any = plan.executor_options
-        plan = attrs.evolve(plan, executor_options=attrs.evolve(options, scheduler=scheduler))
+        executor: Any = plan.executor
+        options = attrs.evolve(executor.options, scheduler=scheduler)
+        plan = attrs.evolve(plan, executor=attrs.evolve(executor, options=options))
     wall, cpu = time.perf_counter(), time.process_time()
     result = run(plan)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu

@@ -70,7 +70,7 @@ class SolveSettings:
     time_limit: float | None = None
     workers: int = 1
     seed: int | None = None
-    options: dict = attrs.Factory(dict)
+    options: dict[str, Any] = attrs.Factory(dict)
     # Also solve up to the model's symmetries (``Model.symmetries``); only a backend that
     # declares ``distinct_in_search`` is asked, the run does it generically for the others.
     distinct: bool = False
@@ -91,7 +91,7 @@ class BackendResult(Answer):
     status word and numbers), with the facts of how and what it was doing."""
 
     # Facts about how the answer was reached (e.g. how the bound was proved), for Result.details.
-    details: dict = attrs.Factory(dict)
+    details: dict[str, Any] = attrs.Factory(dict)
     # What kind of work it was doing when it returned (``Work``); None: it does not say.
     # The default route splits a long count or listing only when the work was a search.
     work: Work | None = None
@@ -197,7 +197,7 @@ class LargeTiling:
     status: LargeStatus
     placements: tuple[tuple[str, Cells], ...] = ()
     message: str = ""
-    details: dict = attrs.Factory(dict)
+    details: dict[str, Any] = attrs.Factory(dict)
 
 
 class Tiler(Protocol):

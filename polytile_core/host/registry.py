@@ -96,8 +96,15 @@ class Host:
             plugin_name = self.manager.get_name(impl.plugin) or repr(impl.plugin)
 
             def register(
-                name, provides, *, options=None, help="", backend=None, capabilities=None, _plugin=plugin_name
-            ):
+                name: str,
+                provides: object,
+                *,
+                options: type | None = None,
+                help: str = "",
+                backend: str | None = None,
+                capabilities: object | None = None,
+                _plugin: str = plugin_name,
+            ) -> None:
                 if name in found:
                     raise InputError(
                         f"{SINGULAR[capability]} {name!r} is registered by both {found[name].plugin!r} and {_plugin!r}"

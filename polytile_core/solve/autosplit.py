@@ -98,7 +98,7 @@ def solve_probed(plan: Plan, model: Model, context: RunContext) -> Outcome:
         why = f"did not finish it in {probe_seconds:g} s" + (" (it was searching)" if outcome.work == "search" else "")
     tree = plan.split_when_long
     assert tree is not None
-    split_plan = attrs.evolve(plan, split=tree, split_options=plan.split_when_long_options)
+    split_plan = attrs.evolve(plan, split=tree)
     outcome = solve_split(split_plan, model, context)
     route = f"split by the {tree.name} on {plan.jobs} jobs: the probe of the whole problem {why}"
     return attrs.evolve(outcome, details={**outcome.details, "when_long": route, "probe_seconds": round(probed, 3)})

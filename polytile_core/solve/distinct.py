@@ -103,7 +103,7 @@ def _burnside_count(plan: Plan, model: Model, raw: int | None, context: RunConte
     if not group or raw is None:
         return None
     assert plan.backend is not None, "backend auto is resolved before counting"
-    backend = plan.backend.provides(plan.backend_options)
+    backend = plan.backend.provides(plan.backend.options)
     fixes = [raw]
     for permutation in group[1:]:
         fixed, _ = fixed_model(model, permutation)

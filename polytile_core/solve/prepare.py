@@ -56,14 +56,14 @@ def prepared_model(plan: Plan) -> Model:
 def _reads_no_rows(plan: Plan) -> bool:
     """Whether the plan's backend is its builder's own and declares ``reads_model = False``."""
     backend = plan.backend
-    if backend is None or backend.capabilities is None or backend.name != plan.builder.backend:
+    if backend is None or backend.capabilities is None or backend.name != plan.builder.registration.backend:
         return False
     return not backend.capabilities.reads_model
 
 
 def _statement(plan: Plan) -> Model:
     """The builder's statement of the problem alone, for a backend that reads no rows."""
-    return plan.builder.provides(plan.pieces, plan.region, plan.builder_options, rows=False)
+    return plan.builder.provides(plan.pieces, plan.region, plan.builder.options, rows=False)
 
 
 def configure(collector: Collector, plan: Plan, model: Model) -> None:

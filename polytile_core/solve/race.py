@@ -125,7 +125,7 @@ def certify(plan: Plan, model: Model) -> Result:
     is too large to analyse: its analysis is bounded by size)."""
     assert plan.split is not None
     try:
-        split = plan.split.provides.split(plan.tiling_problem(), model, plan.build, plan.split_options, jobs=plan.jobs)
+        split = plan.split.provides.split(plan.tiling_problem(), model, plan.build, plan.split.options, jobs=plan.jobs)
     except SplitTooLarge as exc:
         return _certificate(plan, Found.NONE, "no certificate", exc.message)
     if split.impossible:
@@ -153,7 +153,6 @@ def _racer_plan(plan: Plan, route: Route, deadline: Deadline | None = None) -> P
         route.applied(plan),
         jobs=1,
         executor=plan.candidates.in_process_executor,
-        executor_options=None,
         candidates=None,
     )
     if deadline is None:

@@ -179,7 +179,7 @@ def _lap(racer: _Racer) -> Lap:
     return Lap(racer.entrant.name, seconds, "finished", value)
 
 
-def _exit_when_orphaned(lifeline) -> None:
+def _exit_when_orphaned(lifeline: IO[bytes]) -> None:
     """End this racer as soon as the caller's end of the lifeline is closed."""
     try:
         while lifeline.read(1 << 16):

@@ -49,7 +49,7 @@ MOST_WORKERS = 4096
 def solve_split(plan: Plan, model: Model, context: RunContext) -> Outcome:
     """Split the plan's problem with its decomposer and solve the parts through its executor."""
     assert plan.split is not None and plan.backend is not None, "a split run has its split and backend"
-    split = plan.split.provides.split(plan.tiling_problem(), model, plan.build, plan.split_options, jobs=plan.jobs)
+    split = plan.split.provides.split(plan.tiling_problem(), model, plan.build, plan.split.options, jobs=plan.jobs)
     context.state.parts_total = split.total
     log.info("split %s: %s parts on %d jobs", plan.split.name, "?" if split.total is None else split.total, plan.jobs)
     details: dict = {"split": plan.split.name, **{f"split_{key}": value for key, value in split.summary.items()}}
@@ -99,9 +99,9 @@ class SplitRunner:
 
     def run(self, split: Split) -> Outcome:
         plan, context = self.plan, self.context
-        registration, options, why = plan.parts_executor()
-        self.details["executor"] = registration.name if why is None else f"{registration.name} ({why})"
-        executor = registration.provides(plan.jobs, options)
+        runner, why = plan.parts_executor()
+        self.details["executor"] = runner.name if why is None else f"{runner.name} ({why})"
+        executor = runner.provides(plan.jobs, runner.options)
         # Workers in this process can watch an event; other processes are killed instead.
         halt = threading.Event()
         shared_stop = halt if isinstance(executor, concurrent.futures.ThreadPoolExecutor) else None
@@ -343,7 +343,7 @@ class _Submitter:
         assert plan.backend is not None, "a split run has its backend"
         if part.fixed is None:
             return self.executor.submit(
-                solve_part, plan.backend.provides, plan.backend_options, part.model, settings, keep, self.stop_event
+                solve_part, plan.backend.provides, plan.backend.options, part.model, settings, keep, self.stop_event
             )
         parcel = self.parcels.get(id(part.model))
         if parcel is None:
@@ -356,7 +356,7 @@ class _Submitter:
         return self.executor.submit(
             solve_fixed_part,
             plan.backend.provides,
-            plan.backend_options,
+            plan.backend.options,
             parcel,
             part.fixed,
             settings,

@@ -24,7 +24,7 @@ def solve_routed(plan: Plan, model: Model, context: RunContext, *, in_search: bo
 def solve_whole(plan: Plan, model: Model, context: RunContext, *, in_search: bool = False) -> Outcome:
     """The whole model by the plan's backend, with the time that is left."""
     assert plan.backend is not None, "backend auto is resolved before solving"
-    backend = plan.backend.provides(plan.backend_options)
+    backend = plan.backend.provides(plan.backend.options)
     pieces: dict[int, PlacedPiece] = {}
     settings = attrs.evolve(plan.settings, time_limit=context.deadline.left(), distinct=in_search)
     answer = backend.solve(

@@ -90,7 +90,7 @@ def test_an_optimisation_takes_its_problems_own_backend_else_an_ilp_backend_that
     plan = api.plan(None, [api.family("tetrominoes")], problem="enclose", host=host)
     # The enclose builder declares its problem's own backend: auto takes it.
     assert plan.candidates is None and plan.backend_why == "the enclose problem's own backend"
-    assert plan.backend is host.get("backends", plan.backend.name)
+    assert plan.backend.registration is host.get("backends", plan.backend.name)
     # Without that declaration auto chooses by capabilities: an ILP backend that optimises.
     candidates = api.plan(L_2X4, [L_PIECE], host=host).candidates
     routing = choose(attrs.evolve(plan, backend=None, candidates=candidates), model_features(plan.build()))

@@ -95,7 +95,8 @@ def pipeline(tmp_path: Path, text: str) -> Path:
 
 
 def on_cluster(plan, address: str):
-    return attrs.evolve(plan, executor_options=attrs.evolve(plan.executor_options, scheduler=address))
+    options = attrs.evolve(plan.executor.options, scheduler=address)
+    return attrs.evolve(plan, executor=attrs.evolve(plan.executor, options=options))
 
 
 def cli(arguments: list[str]) -> tuple[int, str, str]:

@@ -56,7 +56,7 @@ def analyze(arguments) -> int:
             return 0
         original = plan.build()
         split = plan.split.provides.split(
-            plan.tiling_problem(), original, plan.build, plan.split_options, jobs=plan.jobs
+            plan.tiling_problem(), original, plan.build, plan.split.options, jobs=plan.jobs
         )
     except SplitTooLarge as exc:
         print(f"{arguments.pipeline}: split {method!r}\ntoo many to analyse: {exc.message}")

@@ -8,12 +8,13 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import attrs
 
 from polytile_core.cli.commands.render import Drawing, prepare_renderer
 from polytile_core.cli.progress import ProgressLine
-from polytile_core.config.pipeline import Plan, load_plan, read_pipeline
+from polytile_core.config.pipeline import Chosen, Plan, load_plan, read_pipeline
 from polytile_core.errors import InputError
 from polytile_core.host.capabilities import AUTO, model_features
 from polytile_core.host.registry import Host
@@ -102,12 +103,18 @@ def overrides(arguments) -> dict:
     return {key: value for key, value in given.items() if value is not None}
 
 
-def with_scheduler(plan, address: str):
+def with_scheduler(plan: Plan, address: str) -> Plan:
     """``--scheduler`` sets the ``scheduler`` option of an executor that has one (dask)."""
-    options = plan.executor_options
-    if not attrs.has(type(options)) or "scheduler" not in attrs.fields_dict(type(options)):
-        raise InputError(f"the {plan.executor.name!r} executor takes no scheduler address", path="--scheduler")
-    return attrs.evolve(plan, executor_options=attrs.evolve(options, scheduler=address))
+    executor = plan.executor
+    options: Any = executor.options if isinstance(executor, Chosen) else None
+    if (
+        not isinstance(executor, Chosen)
+        or not attrs.has(type(options))
+        or "scheduler" not in attrs.fields_dict(type(options))
+    ):
+        name = executor.name if executor is not None else "auto"
+        raise InputError(f"the {name!r} executor takes no scheduler address", path="--scheduler")
+    return attrs.evolve(plan, executor=attrs.evolve(executor, options=attrs.evolve(options, scheduler=address)))
 
 
 def solve(arguments) -> int:

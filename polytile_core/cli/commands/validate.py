@@ -80,8 +80,9 @@ def without_search(plan: Plan, model: Model, host: Host) -> list[str]:
 
 def _options(plan: Plan, split: Registration) -> object:
     """The split's options as the run would give them."""
-    if plan.split is split:
-        return plan.split_options
-    if plan.candidates is not None and split.name in plan.candidates.options:
-        return plan.candidates.options[split.name]
+    if plan.split is not None and plan.split.registration is split:
+        return plan.split.options
+    candidate = plan.candidates.named(split.name) if plan.candidates is not None else None
+    if candidate is not None:
+        return candidate.options
     return structure({}, split.options) if split.options is not None else None
