@@ -20,11 +20,12 @@ from pathlib import Path
 import attrs
 
 from polytile_core.config.pipeline import Plan, make_plan, read_pipeline
-from polytile_core.config.schema import Kind, Mode, PieceSpec, Pipeline, SolveSpec
+from polytile_core.config.schema import PieceSpec, Pipeline, SolveSpec
 from polytile_core.convert import structure
 from polytile_core.errors import InputError
+from polytile_core.host.contracts import PipelineMode
 from polytile_core.host.registry import Host
-from polytile_core.model.geometry import Region, rows_from_cells
+from polytile_core.model.geometry import Kind, Region, rows_from_cells
 from polytile_core.output.notebook import gallery
 from polytile_core.output.resultfile import read_result, refuse_existing
 from polytile_core.output.results import Result, Solution
@@ -77,7 +78,7 @@ def plan(
     pieces: Sequence[PieceSpec],
     *,
     problem: str = "tiling",
-    mode: Mode = "one",
+    mode: PipelineMode = "one",
     backend: str = "auto",
     time_limit: float | None = None,
     jobs: int | None = None,
@@ -128,7 +129,7 @@ def plan(
 def load(
     path: str | Path,
     *,
-    mode: Mode | None = None,
+    mode: PipelineMode | None = None,
     backend: str | None = None,
     time_limit: float | None = None,
     jobs: int | None = None,
