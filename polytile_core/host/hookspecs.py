@@ -52,7 +52,8 @@ def polytile_register_builders(register: Register[Builder]) -> None:
     ``build(pieces, region, options)`` returns a ``polytile_core.model.zero_one.Model``;
     ``options`` is an attrs class read from the pipeline's ``[options.<kind>]`` table (or
     ``None`` when the builder takes none); ``backend`` names the backend a pipeline of this
-    kind uses when it names none (default: cpsat).
+    kind takes with ``backend = "auto"`` (the default); without one, auto chooses from the
+    backends' declared capabilities.
     """
 
 
