@@ -26,6 +26,7 @@ from polytile_core.host.contracts import (
     Renderer,
     Tiler,
 )
+from polytile_core.host.flags import Flag
 
 hookspec = pluggy.HookspecMarker("polytile")
 
@@ -113,4 +114,16 @@ def polytile_register_tilers(register: Register[Tiler]) -> None:
     serves the problem, else why not) and ``tile(problem, *, seed, stop, deadline)`` ->
     ``LargeTiling``.  Such a tiler builds no model, so its memory grows with the part it
     works on, not with the region; ``backend = "auto"`` may call it before building one.
+    """
+
+
+@hookspec
+def polytile_register_flags(register: Register[Flag]) -> None:
+    """Register command-line flags, each a shortcut for one option of the plugin's executor
+    or of a renderer (``polytile_core.host.flags.Flag``).
+
+    ``register(name, flag, *, help)`` where ``name`` is the flag as typed (``"--scheduler"``)
+    and ``help`` its line in ``--help``.  The host loads the plugins before it reads the
+    command line, so a plugin flag works and shows like a core one; a name the command
+    has already is an error naming the plugin.
     """

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import attrs
 
-from polytile_core.plugin import ExecutorFactory, InputError, Register, doc, hookimpl
+from polytile_core.plugin import ExecutorFactory, Flag, InputError, Register, doc, hookimpl
 
 SCHEMES = ("tcp://", "tls://", "inproc://", "ucx://", "ws://", "wss://")
 
@@ -218,4 +218,13 @@ def polytile_register_executors(register: Register[ExecutorFactory]) -> None:
         dask_executor,
         options=DaskOptions,
         help="a Dask distributed cluster (--scheduler tcp://HOST:PORT), or a local one with --jobs workers",
+    )
+
+
+@hookimpl
+def polytile_register_flags(register: Register[Flag]) -> None:
+    register(
+        "--scheduler",
+        Flag(of="executor", option="scheduler", metavar="ADDRESS"),
+        help="a Dask scheduler, tcp://HOST:PORT, for the parts (implies --executor dask)",
     )

@@ -2,21 +2,25 @@
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import signal
 import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import attrs
 
+from polytile_core.cli.commands import Subcommands
 from polytile_core.cli.commands.render import Drawing, prepare_renderer
+from polytile_core.cli.flags import given_flags
 from polytile_core.cli.progress import ProgressLine
 from polytile_core.config.pipeline import Plan, load_plan, read_pipeline
 from polytile_core.errors import InputError
 from polytile_core.host.capabilities import AUTO, model_features
-from polytile_core.host.registry import Host
+from polytile_core.host.registry import Host, Registration
 from polytile_core.output.picture import ascii_picture
 from polytile_core.output.resultfile import (
     ResultLines,
@@ -39,7 +43,7 @@ STREAMED_KEEP = 12
 EXIT_CODES = {Termination.ERROR: 1, Termination.INTERRUPTED: 130}
 
 
-def add(subparsers):
+def add(subparsers: Subcommands) -> None:
     command = subparsers.add_parser("solve", help="solve a pipeline file")
     command.add_argument("pipeline", help="the pipeline TOML file")
     command.add_argument("--mode", choices=("one", "all", "count"), help="find one, list all, or count")
@@ -56,11 +60,6 @@ def add(subparsers):
         "--executor",
         help="executor plugin for the parts of a split (default auto: threads when the backend searches "
         "outside the GIL, else processes)",
-    )
-    command.add_argument(
-        "--scheduler",
-        metavar="ADDRESS",
-        help="a Dask scheduler, tcp://HOST:PORT, for the parts (implies --executor dask)",
     )
     command.add_argument(
         "--checkpoint", metavar="FILE", help="record each finished part of a split run in FILE (JSON lines)"
@@ -85,8 +84,9 @@ def add(subparsers):
     command.set_defaults(func=solve)
 
 
-def overrides(arguments) -> dict:
-    """The [solve] keys given on the command line."""
+def overrides(arguments: argparse.Namespace, host: Host) -> dict[str, object]:
+    """The [solve] keys given on the command line.  A plugin's executor flag picks the
+    plugin's executor, unless ``--executor`` names one."""
     given = {
         "mode": arguments.mode,
         "backend": arguments.backend,
@@ -96,30 +96,40 @@ def overrides(arguments) -> dict:
     }
     if arguments.distinct:
         given["distinct"] = True
-    if arguments.scheduler and not arguments.executor:
-        given["executor"] = "dask"
+    flags = given_flags(arguments, host, command="solve")
+    if flags and not arguments.executor:
+        plugin = flags[0][0].plugin
+        owned = [name for name, executor in host.registry["executors"].items() if executor.plugin == plugin]
+        if len(owned) == 1:
+            given["executor"] = owned[0]
     return {key: value for key, value in given.items() if value is not None}
 
 
-def with_scheduler(plan, address: str):
-    """``--scheduler`` sets the ``scheduler`` option of an executor that has one (dask)."""
-    options = plan.executor_options
-    if not attrs.has(type(options)) or "scheduler" not in attrs.fields_dict(type(options)):
-        raise InputError(f"the {plan.executor.name!r} executor takes no scheduler address", path="--scheduler")
-    return attrs.evolve(plan, executor_options=attrs.evolve(options, scheduler=address))
+def with_flags(plan: Plan, flags: list[tuple[Registration, object]]) -> Plan:
+    """The plugins' executor flags set their options of the executor the run uses
+    (``--scheduler`` sets the dask executor's ``scheduler``)."""
+    if not flags:
+        return plan
+    options: Any = plan.executor_options  # an attrs instance when it has the options, checked below
+    options_class = type(options)
+    taken = attrs.fields_dict(options_class) if attrs.has(options_class) else {}
+    for flag, _ in flags:
+        if flag.provides.option not in taken:
+            named = plan.executor.name if isinstance(plan.executor, Registration) else AUTO
+            raise InputError(f"the {named!r} executor takes no {flag.provides.option} option", path=flag.name)
+    given = {flag.provides.option: value for flag, value in flags}
+    return attrs.evolve(plan, executor_options=attrs.evolve(options, **given))
 
 
-def solve(arguments) -> int:
-    host = Host(autoload=not arguments.no_autoload)
-    plan = load_plan(arguments.pipeline, host, overrides(arguments))
+def solve(arguments: argparse.Namespace, host: Host) -> int:
+    plan = load_plan(arguments.pipeline, host, overrides(arguments, host))
     if arguments.explain:
         try:
             print(explain(plan))
         except InputError as exc:
             raise exc.with_source(arguments.pipeline) from None
         return 0
-    if arguments.scheduler:
-        plan = with_scheduler(plan, arguments.scheduler)
+    plan = with_flags(plan, given_flags(arguments, host, command="solve"))
     if arguments.resume and not arguments.checkpoint:
         raise InputError("--resume needs --checkpoint FILE, the checkpoint to resume")
     refuse_shared_files(arguments)
