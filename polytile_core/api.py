@@ -26,8 +26,9 @@ from polytile_core.errors import InputError
 from polytile_core.host.contracts import PipelineMode
 from polytile_core.host.registry import Host
 from polytile_core.model.geometry import Kind, Region, rows_from_cells
-from polytile_core.output.notebook import gallery
-from polytile_core.output.resultfile import read_result, refuse_existing
+from polytile_core.output.gallery import gallery
+from polytile_core.output.reading import read_result
+from polytile_core.output.resultfile import refuse_existing
 from polytile_core.output.results import Result, Solution
 from polytile_core.solve.run import run
 

@@ -14,6 +14,7 @@ from polytile_core.host.contracts import PipelineMode
 from polytile_core.host.registry import Host
 from polytile_core.model.geometry import Kind, cells_from_rows
 from polytile_core.output import notebook
+from polytile_core.output.gallery import shelf_solution, solutions_result
 from polytile_core.output.results import Result
 
 # A row of an ASCII picture, as polytile_core.model.geometry.cells_from_rows reads it.
@@ -81,7 +82,7 @@ class PieceSpec:
         else:
             cells = cells_from_rows(self.shape) if self.shape is not None else tuple(map(tuple, self.cells or ()))
             shapes = [(self.name or "P", cells)]
-        return notebook.solutions_result([notebook.shelf_solution(shapes)])
+        return solutions_result([shelf_solution(shapes)])
 
 
 @attrs.frozen

@@ -146,4 +146,7 @@ def _installed_svg_renderer() -> Registration | None:
         return None
 
 
+# Notebook pictures (output/notebook.py, a room below) find the svg renderer through this
+# lookup: the one thing the host hands down, here, once, so that every program that has a
+# host draws its Results with the installed renderer.
 notebook.use_svg_renderer(_installed_svg_renderer)

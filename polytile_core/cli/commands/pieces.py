@@ -19,7 +19,7 @@ from polytile_core.cli.stdout import is_stdout
 from polytile_core.errors import InputError
 from polytile_core.host.registry import Host
 from polytile_core.model.geometry import rows_from_cells
-from polytile_core.output.notebook import shelf_solution, solutions_result
+from polytile_core.output.gallery import shelf_solution, solutions_result
 
 FAMILY = "n-ominoes"
 GAP = 3

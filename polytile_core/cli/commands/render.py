@@ -22,7 +22,8 @@ from polytile_core.convert import structure
 from polytile_core.errors import InputError
 from polytile_core.host.registry import Host
 from polytile_core.output.drawable import check_drawable
-from polytile_core.output.resultfile import read_result, refuse_existing
+from polytile_core.output.reading import read_result
+from polytile_core.output.resultfile import refuse_existing
 from polytile_core.output.results import Result
 
 
