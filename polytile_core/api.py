@@ -153,7 +153,9 @@ def solve(plan: Plan) -> Result:
     return run(plan)
 
 
-def render(result: Result, path: str | Path, *, replace: bool = False, host: Host | None = None, **options) -> Path:
+def render(
+    result: Result, path: str | Path, *, replace: bool = False, host: Host | None = None, **options: object
+) -> Path:
     """Draw ``result`` into a picture file (.svg, .png, .txt: any installed renderer,
     by the extension), with the renderer's options (``cell_size=``, ``limit=``...)."""
     picture = Path(path)
@@ -181,7 +183,7 @@ class SolutionStream:
         self._thread = threading.Thread(target=self._produce, args=(plan,), name="polytile-stream", daemon=True)
         self._thread.start()
 
-    def _offer(self, item) -> None:
+    def _offer(self, item: object) -> None:
         while not self._stop.is_set():
             try:
                 self._queue.put(item, timeout=0.1)
@@ -214,7 +216,7 @@ class SolutionStream:
     def __enter__(self) -> SolutionStream:
         return self
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
 

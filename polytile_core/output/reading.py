@@ -39,7 +39,7 @@ def _pairs(flat: tuple[int, ...], where: str) -> tuple[tuple[int, int], ...]:
     return tuple(zip(flat[::2], flat[1::2], strict=True))
 
 
-def solution_from_data(data, *, path: str, source: str | None = None) -> Solution:
+def solution_from_data(data: object, *, path: str, source: str | None = None) -> Solution:
     stored = structure(data, StoredSolution, path=path, source=source)
     try:
         placements = tuple(

@@ -22,8 +22,9 @@ import json
 import os
 import tempfile
 import threading
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 import tomli_w
@@ -35,7 +36,7 @@ if TYPE_CHECKING:  # results.py saves with this module: no import cycle at run t
     from polytile_core.output.results import PlacedPiece, Result, Solution
 
 
-def _flat(cells) -> list[int]:
+def _flat(cells: Iterable[Sequence[int]]) -> list[int]:
     return [coordinate for cell in cells for coordinate in cell]
 
 
@@ -58,7 +59,7 @@ def result_data(result: Result) -> dict:
     return data
 
 
-def _without_none(value):
+def _without_none(value: Any) -> Any:
     if isinstance(value, dict):
         return {key: _without_none(item) for key, item in value.items() if item is not None}
     if isinstance(value, (list, tuple)):

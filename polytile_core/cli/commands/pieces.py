@@ -11,14 +11,14 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from polytile_core.cli.commands import Subcommands
 from polytile_core.cli.commands.render import prepare_renderer
 from polytile_core.cli.stdout import is_stdout
 from polytile_core.errors import InputError
 from polytile_core.host.registry import Host
-from polytile_core.model.geometry import rows_from_cells
+from polytile_core.model.geometry import Cells, rows_from_cells
 from polytile_core.output.gallery import shelf_solution, solutions_result
 
 FAMILY = "n-ominoes"
@@ -72,7 +72,7 @@ def show_pieces(arguments: argparse.Namespace, host: Host) -> int:
     return 0
 
 
-def drawing(pieces, columns: int = 80) -> Iterator[str]:
+def drawing(pieces: Sequence[tuple[str, Cells]], columns: int = 80) -> Iterator[str]:
     """The lines of the pieces' ASCII pictures, each under its name, side by side as
     far as ``columns`` allows, a blank line between rows of pictures."""
     shelf: list[list[str]] = []

@@ -20,6 +20,7 @@ from polytile_core.cli.flags import given_flags
 from polytile_core.cli.stdout import is_stdout, write_stdout
 from polytile_core.convert import structure
 from polytile_core.errors import InputError
+from polytile_core.host.contracts import Renderer
 from polytile_core.host.registry import Host
 from polytile_core.output.drawable import check_drawable
 from polytile_core.output.reading import read_result
@@ -74,10 +75,10 @@ def prepare_renderer(
     registration = host.get("renderers", fmt)
     option_path = f"options.{registration.plugin}"
     table = {**(tables or {}).get(registration.plugin, {}), **(flags or {})}
+    options: object = None
     if registration.options is None:
         if table:
             raise InputError(f"render format {fmt!r} takes no options (got {', '.join(table)})")
-        options = None
     else:
         options = structure(table or {}, registration.options, path=option_path)
     if is_stdout(path):
@@ -99,7 +100,7 @@ def prepare_renderer(
     return Drawing(draw, getattr(options, "limit", None))
 
 
-def _to_stdout(draw_file: Callable, options, fmt: str) -> Callable[[Result], None]:
+def _to_stdout(draw_file: Renderer, options: object, fmt: str) -> Callable[[Result], None]:
     """Draw into a temporary file (renderers write files), then copy it to stdout."""
 
     def draw(result: Result) -> None:

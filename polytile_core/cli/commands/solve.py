@@ -8,8 +8,10 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from types import FrameType
+from typing import Any, TextIO
 
 import attrs
 
@@ -173,7 +175,7 @@ def solve(arguments: argparse.Namespace, host: Host) -> int:
     return EXIT_CODES.get(result.termination, 0)
 
 
-def refuse_shared_files(arguments) -> None:
+def refuse_shared_files(arguments: argparse.Namespace) -> None:
     """The pipeline, the result file, the picture and the checkpoint are four files: one
     written over another would lose it (``-o same.txt --render same.txt``)."""
     named: dict[Path, str] = {}
@@ -205,7 +207,9 @@ def header_of(plan: Plan) -> RunHeader:
     )
 
 
-def save(arguments, result: Result, lines: ResultLines | None, drawing: Drawing | None, report) -> None:
+def save(
+    arguments: argparse.Namespace, result: Result, lines: ResultLines | None, drawing: Drawing | None, report: TextIO
+) -> None:
     """Write the result file, the picture and the summary."""
     to_stdout = arguments.output == "-"
     saving = (arguments.output and not to_stdout) or drawing is not None
@@ -224,12 +228,12 @@ def save(arguments, result: Result, lines: ResultLines | None, drawing: Drawing 
 
 
 @contextlib.contextmanager
-def ctrl_c_sets(stop: threading.Event, abandon: threading.Event):
+def ctrl_c_sets(stop: threading.Event, abandon: threading.Event) -> Iterator[None]:
     """Ctrl-C sets ``stop`` (the search stops, what it found is saved); a second one sets
     ``abandon`` (the run stops waiting for the backend to stop).  Ctrl-C never raises
     here, so none can come between the end of the run and the saving of what it found."""
 
-    def on_ctrl_c(signum, frame):
+    def on_ctrl_c(signum: int, frame: FrameType | None) -> None:
         (abandon if stop.is_set() else stop).set()
 
     try:
