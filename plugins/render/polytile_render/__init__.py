@@ -9,18 +9,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from polytile_core.plugin import Flag, Register, Renderer, hookimpl
+from polytile_core.plugin import Flag, Register, Renderer, Result, hookimpl
 from polytile_render.scene import RenderOptions, layout
 from polytile_render.writers import write_png, write_svg
 
 __all__ = ["RenderOptions", "render_png", "render_svg"]
 
 
-def render_svg(result, path: Path, options: RenderOptions | None = None) -> None:
+def render_svg(result: Result, path: Path, options: RenderOptions | None = None) -> None:
     write_svg(layout(result, options), path)
 
 
-def render_png(result, path: Path, options: RenderOptions | None = None) -> None:
+def render_png(result: Result, path: Path, options: RenderOptions | None = None) -> None:
     write_png(layout(result, options), path)
 
 
