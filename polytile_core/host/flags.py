@@ -30,7 +30,7 @@ class Flag:
     without a value, which sets the option to true.
     """
 
-    of: Literal["executor", "renderer"]
+    of: Literal["executor", "renderer"] = attrs.field(validator=attrs.validators.in_(FLAG_COMMANDS))
     option: str
     value: Callable[[str], object] = str
     metavar: str | None = None
