@@ -31,10 +31,7 @@ EXIT_INTERRUPTED = 130  # the shell's code for a SIGINT death; SIGTERM ends the 
 def parser(host: Host) -> argparse.ArgumentParser:
     """The whole command line: the core's subcommands, with the flags ``host``'s plugins add."""
     main_parser = argparse.ArgumentParser(prog="polytile", description="Tile, count and enclose with polyominoes.")
-    main_parser.add_argument(
-        "--no-autoload", action="store_true", help="load only the built-in plugins, not installed ones"
-    )
-    main_parser.add_argument("--version", action="version", version=f"polytile {__version__}")
+    _program_flags(main_parser)
     subparsers = main_parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"polytile_core.cli.commands.{name}").add(subparsers)
@@ -42,10 +39,18 @@ def parser(host: Host) -> argparse.ArgumentParser:
     return main_parser
 
 
+def _program_flags(program: argparse.ArgumentParser) -> None:
+    program.add_argument(
+        "--no-autoload", action="store_true", help="load only the built-in plugins, not installed ones"
+    )
+    program.add_argument("--version", action="version", version=f"polytile {__version__}")
+
+
 def autoload(argv: list[str] | None) -> bool:
-    """Whether to load the installed plugins (no ``--no-autoload``), read before the rest."""
+    """Whether to load the installed plugins (no ``--no-autoload``), read before the rest;
+    ``--version`` is answered here, so that a plugin that fails to load cannot hide it."""
     early = argparse.ArgumentParser(prog="polytile", add_help=False)
-    early.add_argument("--no-autoload", action="store_true")
+    _program_flags(early)
     known, _ = early.parse_known_args(argv)
     return not known.no_autoload
 

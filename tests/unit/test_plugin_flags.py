@@ -49,3 +49,18 @@ def test_without_the_installed_plugins_their_flags_are_unknown(tmp_path, capsys)
         main(["--no-autoload", "render", str(tmp_path / "r.json"), "-o", str(picture), "--limit", "3"])
     assert stopped.value.code == 2
     assert "unrecognized arguments: --limit 3" in capsys.readouterr().err
+
+
+def test_the_version_is_answered_before_any_plugin_is_loaded(monkeypatch, capsys):
+    """Plugins load before the command line is read (they add flags to it); a plugin that
+    fails to load must still not hide ``polytile --version``."""
+
+    def broken(**_: object) -> Host:
+        raise InputError("plugin 'broken' from broken 1.0 failed to load: ImportError")
+
+    monkeypatch.setattr("polytile_core.cli.main.Host", broken)
+    with pytest.raises(SystemExit) as stopped:
+        main(["--version"])
+    assert stopped.value.code == 0 and capsys.readouterr().out.startswith("polytile ")
+    assert main(["plugins"]) == 2
+    assert "failed to load" in capsys.readouterr().err
