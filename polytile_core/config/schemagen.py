@@ -20,7 +20,8 @@ import attrs
 
 from polytile_core.config.schema import PieceSpec, Pipeline, RegionSpec
 from polytile_core.host.registry import Host
-from polytile_core.output.resultfile import RunHeader, StoredSolution
+from polytile_core.output.reading import StoredSolution
+from polytile_core.output.resultfile import RunHeader
 from polytile_core.output.results import Result
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"

@@ -26,7 +26,11 @@ from polytile_core.model.problem import PieceType, TilingProblem
 from polytile_core.model.zero_one import Model
 from polytile_core.output.results import Answer, Result
 
-Mode = Literal["one", "all", "count", "optimize"]
+# What a pipeline asks for (``[solve] mode``, ``--mode``): find one tiling, list all, or count them.
+PipelineMode = Literal["one", "all", "count"]
+# What a backend is asked: one of those, or optimize (what mode one becomes for a problem
+# kind with an objective, such as an enclosure).
+Mode = Literal[PipelineMode, "optimize"]
 # What a backend was doing (``BackendResult.work``): walking a tree of choices, which a
 # split into subtrees divides, or filling a whole-problem table, which it does not.
 Work = Literal["search", "table"]

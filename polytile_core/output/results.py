@@ -8,12 +8,13 @@ still reports what it saw, and says so.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import attrs
 
+# Both know a Result only as a value (their imports of this module are for type checking).
+from polytile_core.output import notebook, resultfile
 from polytile_core.output.picture import ascii_picture
 
 # The longest first-solution picture a Result's repr shows (a 60×64 tiling is not shown).
@@ -56,12 +57,12 @@ class Solution:
         default=None, metadata={"description": "key of the split part that found it (split runs only)"}
     )
 
-    # In a notebook: the picture (see _drawing below), or the ASCII one without an svg renderer.
+    # In a notebook: the picture (output/notebook.py), or the ASCII one without an svg renderer.
     def _repr_svg_(self) -> str | None:
-        return _drawing["svg"](_drawn(self)) if _drawing else None
+        return notebook.svg_of(_drawn(self))
 
     def _repr_html_(self) -> str | None:
-        return _drawing["html"](_drawn(self)) if _drawing else None
+        return notebook.html_of(_drawn(self))
 
 
 @attrs.frozen
@@ -125,10 +126,10 @@ class Result(Answer):
 
     # In a notebook: the picture (a gallery of at most 12 solutions); the status is in the repr.
     def _repr_svg_(self) -> str | None:
-        return _drawing["svg"](self) if _drawing else None
+        return notebook.svg_of(self)
 
     def _repr_html_(self) -> str | None:
-        return _drawing["html"](self) if _drawing else None
+        return notebook.html_of(self)
 
     def __repr__(self) -> str:
         """Short at any size: the status, the counts, the first solution and how many more."""
@@ -159,32 +160,13 @@ class Result(Answer):
     def save(self, path: str | Path, *, replace: bool = False) -> None:
         """Write the result file: .json, .toml or .jsonl by the extension (read it back
         with ``api.read_result``); an existing file is kept unless ``replace``."""
-        _saving["write"](self, path, replace=replace)
+        resultfile.write_result(self, path, replace=replace)
 
     @property
     def gap(self) -> float | None:
         if self.objective is None or self.bound is None or self.bound == 0:
             return None
         return abs(self.bound - self.objective) / abs(self.bound)
-
-
-# How results draw themselves in a notebook: ``polytile_core.output.notebook`` puts its
-# "svg" and "html" functions here when it is imported (the plugin host
-# imports it, so every program that made a Result has them).  Empty: no pictures.
-_drawing: dict[str, Callable] = {}
-
-
-def draw_with(**functions: Callable) -> None:
-    _drawing.update(functions)
-
-
-# How results save themselves: ``polytile_core.output.resultfile`` puts its writer here
-# when it is imported (``polytile_core/output/__init__.py`` imports it, so it always is).
-_saving: dict[str, Callable] = {}
-
-
-def save_with(write: Callable) -> None:
-    _saving["write"] = write
 
 
 def _drawn(solution: Solution) -> Result:
