@@ -95,7 +95,7 @@ def unguarded_main_script() -> str | None:
     do) and it has no ``if __name__ == "__main__":`` test: the run it starts at the top
     level would start again in each worker, and every worker would die (BrokenProcessPool)."""
     main = sys.modules.get("__main__")
-    path = getattr(main, "__file__", None)
+    path: str | None = getattr(main, "__file__", None)
     name = getattr(getattr(main, "__spec__", None), "name", None)
     if path is None or (name is not None and name.split(".")[-1] == "__main__"):
         return None  # an interactive session, or a package's __main__, which workers do not import
