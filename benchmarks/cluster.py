@@ -21,7 +21,7 @@ import attrs
 from distributed import Client
 from polytile_dask import DaskOptions, local_cluster
 
-from polytile_core.config.pipeline import load_plan
+from polytile_core.config.pipeline import Chosen, load_plan
 from polytile_core.host.registry import Host
 from polytile_core.output.results import Termination
 from polytile_core.solve.run import run
@@ -71,11 +71,10 @@ def main() -> None:
             path = pipeline(region, copies, backend)
             local = load_plan(path, host, {"jobs": 2, "executor": "process"})
             remote = load_plan(path, host, {"jobs": 2, "executor": "dask"})
-            dask_options = remote.executor_options
-            assert isinstance(dask_options, DaskOptions)  # executor = "dask" takes the dask plugin's options
-            remote = attrs.evolve(
-                remote, executor_options=attrs.evolve(dask_options, scheduler=cluster.scheduler_address)
-            )
+            executor = remote.executor
+            assert isinstance(executor, Chosen) and isinstance(executor.options, DaskOptions)  # dask's options
+            options = attrs.evolve(executor.options, scheduler=cluster.scheduler_address)
+            remote = attrs.evolve(remote, executor=attrs.evolve(executor, options=options))
             timed(remote, expected)  # the workers import polytile and the backend once
             pool = statistics.median(timed(local, expected) for _ in range(arguments.repeat))
             dask = statistics.median(timed(remote, expected) for _ in range(arguments.repeat))

@@ -24,7 +24,7 @@ from pathlib import Path
 import attrs
 from polytile_colours import ColoursOptions
 
-from polytile_core.config.pipeline import load_plan
+from polytile_core.config.pipeline import Chosen, load_plan
 from polytile_core.host.registry import Host
 from polytile_core.output.results import Found
 from polytile_core.solve.run import run
@@ -39,7 +39,7 @@ def part_sizes(plan, options: ColoursOptions) -> tuple[int | None, str]:
     split = plan.split.provides.split(problem, model, plan.build, options, jobs=plan.jobs)
     if split.impossible:
         return 0, "—"
-    sizes = [part.model.num_variables for part in itertools.islice(split.parts, 200) if "empty" not in part.details]
+    sizes = [part.model.num_variables for part in itertools.islice(split.parts, 200) if part.empty is None]
     sizes = sizes[:20]
     return split.total, f"{min(sizes)}–{max(sizes)}" if sizes else "all empty"
 
@@ -47,7 +47,7 @@ def part_sizes(plan, options: ColoursOptions) -> tuple[int | None, str]:
 def measure(path: Path, backend: str, args) -> list[dict]:
     host = Host()
     overrides = {"time_limit": args.time_limit, "jobs": args.jobs, "backend": backend, "mode": "one"}
-    whole = attrs.evolve(load_plan(path, host, overrides), split=None, split_options=None)
+    whole = attrs.evolve(load_plan(path, host, overrides), split=None)
     rows = []
     started = time.monotonic()
     result = run(whole)
@@ -64,7 +64,7 @@ def measure(path: Path, backend: str, args) -> list[dict]:
     for colours in args.colours:
         for variants in args.variants:
             options = ColoursOptions(colours=colours, variants=variants)
-            plan = attrs.evolve(whole, split=host.get("decomposers", "colours"), split_options=options)
+            plan = attrs.evolve(whole, split=Chosen(host.get("decomposers", "colours"), options))
             parts, variables = part_sizes(plan, options)
             started = time.monotonic()
             result = run(plan)

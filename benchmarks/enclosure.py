@@ -90,7 +90,7 @@ def all_fences() -> None:
     from polytile_enclosure import enclosed_pockets
     from polytile_enclosure.fence import canonical
 
-    from polytile_core.output.resultfile import read_result_lines
+    from polytile_core.output.reading import read_result_lines
 
     with tempfile.TemporaryDirectory() as directory:
         pipeline, listing = Path(directory) / "fences.toml", Path(directory) / "fences.jsonl"

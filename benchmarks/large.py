@@ -140,7 +140,7 @@ def watched(command: list[str], time_limit: float, stdin=None) -> tuple[float, i
 
 
 def run_default(name: str, seed: int, time_limit: float, folder: Path) -> dict:
-    from polytile_core.output.resultfile import read_result
+    from polytile_core.output.reading import read_result
 
     pipeline = folder / f"{name}.toml"
     pipeline.write_text(pipeline_text(name, seed))

@@ -74,7 +74,7 @@ def main() -> None:
 def earlier_size(folder: str) -> int:
     """The size the listing took before solutions were stored compactly."""
     from polytile_core.convert import CONVERTER
-    from polytile_core.output.resultfile import read_result
+    from polytile_core.output.reading import read_result
 
     result = read_result(Path(folder) / "all.json")
     data = CONVERTER.unstructure(result)

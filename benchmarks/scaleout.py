@@ -131,8 +131,9 @@ def timed(host: Host, path: Path, expected: int, **overrides) -> Timing:
     scheduler = overrides.pop("scheduler", None)
     plan = load_plan(path, host, overrides)
     if scheduler:
-        options: Any = plan.executor_options
-        plan = attrs.evolve(plan, executor_options=attrs.evolve(options, scheduler=scheduler))
+        executor: Any = plan.executor
+        options = attrs.evolve(executor.options, scheduler=scheduler)
+        plan = attrs.evolve(plan, executor=attrs.evolve(executor, options=options))
     wall, cpu = time.perf_counter(), time.process_time()
     result = run(plan)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
@@ -268,7 +269,7 @@ def measure(host: Host, key: str, repeat: int, with_dask: bool) -> None:
     checker_parts = [
         part.model
         for part in CheckerboardSplit().split(plan.tiling_problem(), model, plan.build, None).parts
-        if not part.details.get("empty")
+        if part.empty is None
     ]
 
     # The work: CPU seconds in one thread, whole and tree parts alternately, `repeat` times.

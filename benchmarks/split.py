@@ -32,7 +32,7 @@ from pathlib import Path
 import attrs
 from polytile_checkerboard import CheckerboardOptions
 
-from polytile_core.config.pipeline import load_plan
+from polytile_core.config.pipeline import Chosen, load_plan
 from polytile_core.host.registry import Host
 from polytile_core.output.results import Found, Result, Termination
 from polytile_core.solve.run import run
@@ -50,23 +50,22 @@ def route_plan(route: str, path: Path, host: Host, args):
     """The plan of one route for one pipeline file (its [split] replaced by the route's)."""
     if route == "auto":
         plan = load_plan(path, host, {"time_limit": args.time_limit, "jobs": args.jobs, "backend": "auto"})
-        return attrs.evolve(plan, split=None, split_options=None)
+        return attrs.evolve(plan, split=None)
     plan = load_plan(path, host, {"time_limit": args.time_limit, "jobs": args.jobs})
     split_method, _, backend = route.partition("+")
     if split_method in ("cpsat", "exactcover"):
         split_method, backend = "", split_method
     backend = backend or "cpsat"
-    plan = attrs.evolve(plan, backend=host.get("backends", backend), backend_options=None)
+    plan = attrs.evolve(plan, backend=Chosen(host.get("backends", backend)))
     if not split_method:
         return attrs.evolve(plan, split=None, settings=attrs.evolve(plan.settings, workers=args.jobs))
-    options = plan.split_options if split_method == "checkerboard" else None
+    options = plan.split.options if plan.split is not None and split_method == "checkerboard" else None
     if split_method == "checkerboard" and args.order:
         assert isinstance(options, CheckerboardOptions)
         options = attrs.evolve(options, order=args.order)
     return attrs.evolve(
         plan,
-        split=host.get("decomposers", split_method),
-        split_options=options,
+        split=Chosen(host.get("decomposers", split_method), options),
         settings=attrs.evolve(plan.settings, workers=args.part_workers),
     )
 

@@ -20,13 +20,15 @@ from pathlib import Path
 import attrs
 
 from polytile_core.config.pipeline import Plan, make_plan, read_pipeline
-from polytile_core.config.schema import Kind, Mode, PieceSpec, Pipeline, SolveSpec
+from polytile_core.config.schema import PieceSpec, Pipeline, SolveSpec
 from polytile_core.convert import structure
 from polytile_core.errors import InputError
+from polytile_core.host.contracts import PipelineMode
 from polytile_core.host.registry import Host
-from polytile_core.model.geometry import Region, rows_from_cells
-from polytile_core.output.notebook import gallery
-from polytile_core.output.resultfile import read_result, refuse_existing
+from polytile_core.model.geometry import Kind, Region, rows_from_cells
+from polytile_core.output.gallery import gallery
+from polytile_core.output.reading import read_result
+from polytile_core.output.resultfile import refuse_existing
 from polytile_core.output.results import Result, Solution
 from polytile_core.solve.run import run
 
@@ -77,7 +79,7 @@ def plan(
     pieces: Sequence[PieceSpec],
     *,
     problem: str = "tiling",
-    mode: Mode = "one",
+    mode: PipelineMode = "one",
     backend: str = "auto",
     time_limit: float | None = None,
     jobs: int | None = None,
@@ -128,7 +130,7 @@ def plan(
 def load(
     path: str | Path,
     *,
-    mode: Mode | None = None,
+    mode: PipelineMode | None = None,
     backend: str | None = None,
     time_limit: float | None = None,
     jobs: int | None = None,
@@ -151,7 +153,9 @@ def solve(plan: Plan) -> Result:
     return run(plan)
 
 
-def render(result: Result, path: str | Path, *, replace: bool = False, host: Host | None = None, **options) -> Path:
+def render(
+    result: Result, path: str | Path, *, replace: bool = False, host: Host | None = None, **options: object
+) -> Path:
     """Draw ``result`` into a picture file (.svg, .png, .txt: any installed renderer,
     by the extension), with the renderer's options (``cell_size=``, ``limit=``...)."""
     picture = Path(path)
@@ -179,7 +183,7 @@ class SolutionStream:
         self._thread = threading.Thread(target=self._produce, args=(plan,), name="polytile-stream", daemon=True)
         self._thread.start()
 
-    def _offer(self, item) -> None:
+    def _offer(self, item: object) -> None:
         while not self._stop.is_set():
             try:
                 self._queue.put(item, timeout=0.1)
@@ -212,7 +216,7 @@ class SolutionStream:
     def __enter__(self) -> SolutionStream:
         return self
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
 

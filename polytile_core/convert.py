@@ -11,6 +11,8 @@ import enum
 import json
 import types
 import typing
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import attrs
 import cattrs
@@ -25,18 +27,22 @@ from cattrs.gen import make_dict_structure_fn
 
 from polytile_core.errors import InputError
 
-_TYPE_WORDS = {int: "an integer", float: "a number", str: "a string", bool: "true or false"}
+T = TypeVar("T")
+# A structure hook: (the value read, the type asked for) -> the value as that type.
+Hook = Callable[[Any, Any], object]
+
+_TYPE_WORDS: dict[type, str] = {int: "an integer", float: "a number", str: "a string", bool: "true or false"}
 
 
-def _show(value) -> str:
+def _show(value: object) -> str:
     try:
         return json.dumps(value)
     except TypeError:
         return repr(value)
 
 
-def _strict(kind):
-    def structure(value, cl):
+def _strict(kind: type) -> Hook:
+    def structure(value: Any, cl: Any) -> object:
         if cl is not kind and issubclass(cl, enum.Enum):  # a str enum such as Termination
             return _member(value, cl)
         ok = isinstance(value, kind) and not (kind in (int, float) and isinstance(value, bool))
@@ -49,7 +55,7 @@ def _strict(kind):
     return structure
 
 
-def _member(value, cl):
+def _member(value: object, cl: type[enum.Enum]) -> enum.Enum:
     for member in cl:
         if value == member.value and type(value) is type(member.value):
             return member
@@ -57,19 +63,19 @@ def _member(value, cl):
     raise ValueError(f"expected one of {choices}, got {_show(value)}")
 
 
-def _is_list(cl) -> bool:
+def _is_list(cl: Any) -> bool:
     return typing.get_origin(cl) in (list, tuple)
 
 
-def _is_literal(cl) -> bool:
+def _is_literal(cl: Any) -> bool:
     return typing.get_origin(cl) is typing.Literal
 
 
-def _is_dict(cl) -> bool:
+def _is_dict(cl: Any) -> bool:
     return cl is dict or typing.get_origin(cl) is dict
 
 
-def _is_plain_union(cl) -> bool:
+def _is_plain_union(cl: Any) -> bool:
     """A union of plain scalar types only, such as ``bool | int | float | str``."""
     return typing.get_origin(cl) in (typing.Union, types.UnionType) and all(
         arg in _TYPE_WORDS for arg in typing.get_args(cl)
@@ -81,10 +87,10 @@ def make_converter() -> cattrs.Converter:
     for kind in _TYPE_WORDS:
         converter.register_structure_hook(kind, _strict(kind))
 
-    def list_hook_factory(cl):
+    def list_hook_factory(cl: Any) -> Hook:
         (item_type, *rest) = typing.get_args(cl) or (typing.Any,)
 
-        def structure(value, _):
+        def structure(value: Any, _: object) -> object:
             if not isinstance(value, (list, tuple)):
                 raise ValueError(f"expected a list, got {_show(value)}")
             if typing.get_origin(cl) is tuple and rest and rest[0] is not Ellipsis:
@@ -107,10 +113,10 @@ def make_converter() -> cattrs.Converter:
 
         return structure
 
-    def dict_hook_factory(cl):
+    def dict_hook_factory(cl: Any) -> Hook:
         value_type = (typing.get_args(cl) or (str, typing.Any))[1]
 
-        def structure(value, _):
+        def structure(value: Any, _: object) -> object:
             if not isinstance(value, dict):
                 raise ValueError(f"expected a table, got {_show(value)}")
             if value_type is typing.Any:
@@ -128,10 +134,10 @@ def make_converter() -> cattrs.Converter:
 
         return structure
 
-    def literal_hook_factory(cl):
+    def literal_hook_factory(cl: Any) -> Hook:
         allowed = typing.get_args(cl)
 
-        def structure(value, _):
+        def structure(value: Any, _: object) -> object:
             if not any(value == choice and type(value) is type(choice) for choice in allowed):
                 choices = ", ".join(repr(a) for a in allowed)
                 raise ValueError(f"expected one of {choices}, got {_show(value)}")
@@ -139,10 +145,10 @@ def make_converter() -> cattrs.Converter:
 
         return structure
 
-    def union_hook_factory(cl):
+    def union_hook_factory(cl: Any) -> Hook:
         members = typing.get_args(cl)
 
-        def structure(value, _):
+        def structure(value: Any, _: object) -> object:
             # exact types: a bool is not an integer here, and 1 is not the string "1"
             if type(value) in members:
                 return value
@@ -153,10 +159,10 @@ def make_converter() -> cattrs.Converter:
 
         return structure
 
-    def attrs_hook_factory(cl):
+    def attrs_hook_factory(cl: Any) -> Hook:
         fields_of = make_dict_structure_fn(cl, converter)
 
-        def structure(value, _):
+        def structure(value: Any, _: object) -> object:
             if not isinstance(value, dict):
                 raise ValueError(f"expected a table, got {_show(value)}")
             return fields_of(value, cl)
@@ -201,7 +207,7 @@ def _messages(exc: BaseException, path: str) -> list[tuple[str, str]]:
     return [(path, str(exc))]
 
 
-def structure(data, cls, *, path: str = "", source: str | None = None):
+def structure(data: object, cls: type[T], *, path: str = "", source: str | None = None) -> T:
     """Structure ``data`` as ``cls`` or raise one ``InputError`` naming the first bad key."""
     try:
         return CONVERTER.structure(data, cls)

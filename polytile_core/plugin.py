@@ -17,6 +17,7 @@ hook                            ``register`` takes                   contract
 ``polytile_register_renderers`` ``Register[Renderer]``               ``Renderer``
 ``polytile_register_executors`` ``Register[ExecutorFactory]``        ``ExecutorFactory``
 ``polytile_register_tilers``    ``Register[Tiler]``                  ``Tiler`` → ``LargeTiling``
+``polytile_register_flags``     ``Register[Flag]``                   ``Flag`` (a command-line flag)
 ==============================  ===================================  =========================
 """
 
@@ -48,6 +49,7 @@ from polytile_core.host.contracts import (
     relay_stop,
     report_progress,
 )
+from polytile_core.host.flags import Flag
 from polytile_core.model.geometry import (
     EDGE_STEPS,
     KING_STEPS,
@@ -96,6 +98,7 @@ __all__ = [
     "Renderer",
     "ExecutorFactory",
     "Tiler",
+    "Flag",
     # declared capabilities (read by backend = "auto" and by the conformance kits)
     "BackendCapabilities",
     "DecomposerCapabilities",

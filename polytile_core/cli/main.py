@@ -1,5 +1,10 @@
 """The ``polytile`` command.  Each subcommand lives in ``polytile_core/cli/commands/<name>.py``
-with an ``add(subparsers)`` function; bad input ends in one line and exit code 2."""
+with an ``add(subparsers)`` function; bad input ends in one line and exit code 2.
+
+The plugins are loaded (into one ``Host``, handed to the command) before the command line
+is read, because plugins add flags to it (``polytile_register_flags``); only
+``--no-autoload`` is read first, since it says which plugins to load.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +14,12 @@ import os
 import signal
 import sys
 import threading
+from types import FrameType
 
 from polytile_core import __version__
+from polytile_core.cli.flags import add_plugin_flags
 from polytile_core.errors import InputError
+from polytile_core.host.registry import Host
 
 COMMANDS = ("solve", "validate", "plugins", "schema", "render", "pieces", "export", "analyze")
 
@@ -20,19 +28,34 @@ EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a killed write
 EXIT_INTERRUPTED = 130  # the shell's code for a SIGINT death; SIGTERM ends the same way
 
 
-def parser() -> argparse.ArgumentParser:
+def parser(host: Host) -> argparse.ArgumentParser:
+    """The whole command line: the core's subcommands, with the flags ``host``'s plugins add."""
     main_parser = argparse.ArgumentParser(prog="polytile", description="Tile, count and enclose with polyominoes.")
-    main_parser.add_argument(
-        "--no-autoload", action="store_true", help="load only the built-in plugins, not installed ones"
-    )
-    main_parser.add_argument("--version", action="version", version=f"polytile {__version__}")
+    _program_flags(main_parser)
     subparsers = main_parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"polytile_core.cli.commands.{name}").add(subparsers)
+        add_plugin_flags(subparsers.choices[name], host, command=name)
     return main_parser
 
 
-def _terminate_like_ctrl_c(signum, frame) -> None:
+def _program_flags(program: argparse.ArgumentParser) -> None:
+    program.add_argument(
+        "--no-autoload", action="store_true", help="load only the built-in plugins, not installed ones"
+    )
+    program.add_argument("--version", action="version", version=f"polytile {__version__}")
+
+
+def autoload(argv: list[str] | None) -> bool:
+    """Whether to load the installed plugins (no ``--no-autoload``), read before the rest;
+    ``--version`` is answered here, so that a plugin that fails to load cannot hide it."""
+    early = argparse.ArgumentParser(prog="polytile", add_help=False)
+    _program_flags(early)
+    known, _ = early.parse_known_args(argv)
+    return not known.no_autoload
+
+
+def _terminate_like_ctrl_c(signum: int, frame: FrameType | None) -> None:
     """SIGTERM (``kill``, ``timeout``, a batch system) does what Ctrl-C does: the search
     stops and what it found is written, marked ``interrupted``; a second one abandons."""
     handler = signal.getsignal(signal.SIGINT)
@@ -52,8 +75,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None) -> int:
     try:
-        arguments = parser().parse_args(argv)
-        return arguments.func(arguments) or 0
+        host = Host(autoload=autoload(argv))
+        arguments = parser(host).parse_args(argv)
+        code: int = arguments.func(arguments, host)
+        return code
     except InputError as exc:
         print(f"polytile: error: {exc}", file=sys.stderr)
         return EXIT_INPUT_ERROR

@@ -91,7 +91,7 @@ class ProgressLine:
     def __enter__(self) -> ProgressLine:
         return self
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.clear()
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import collections
 import os
 import tomllib
-from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import attrs
 
@@ -19,7 +19,7 @@ from polytile_core.convert import structure
 from polytile_core.errors import InputError
 from polytile_core.host.contracts import SolveSettings
 from polytile_core.host.registry import Host, Registration
-from polytile_core.model.geometry import GeometryError, Region, cells_from_rows, is_connected, normalise
+from polytile_core.model.geometry import Cells, GeometryError, Region, cells_from_rows, is_connected, normalise
 from polytile_core.model.problem import PieceType, TilingProblem
 from polytile_core.model.zero_one import Model
 
@@ -31,17 +31,41 @@ MOST_PLACEMENTS = 2_000_000
 
 
 @attrs.frozen
+class Chosen:
+    """A plugin the plan uses, with the options the pipeline gave it (``[options.<name>]``,
+    structured and checked when the plan was made; None for a plugin that takes none)."""
+
+    registration: Registration
+    options: object = None
+
+    @property
+    def name(self) -> str:
+        return self.registration.name
+
+    @property
+    def provides(self) -> Any:
+        return self.registration.provides
+
+    @property
+    def capabilities(self) -> Any:
+        return self.registration.capabilities
+
+
+@attrs.frozen
 class Candidates:
     """What ``backend = "auto"`` may choose from: the backends and splits that declared
-    capabilities, the options of each (from ``[options.<name>]``, checked when the plan
-    is made), and the executor that runs a raced split's parts inside its own process."""
+    capabilities, each with its options, and the executor that runs a raced split's parts
+    inside its own process."""
 
-    backends: tuple[Registration, ...]
-    splits: tuple[Registration, ...]
-    options: Mapping[str, object]
-    in_process_executor: Registration
+    backends: tuple[Chosen, ...]
+    splits: tuple[Chosen, ...]
+    in_process_executor: Chosen
     # Large-region tilers (mode one, no whole model), tried before any model is built.
-    tilers: tuple[Registration, ...] = ()
+    tilers: tuple[Chosen, ...] = ()
+
+    def named(self, name: str) -> Chosen | None:
+        """The backend or split named ``name`` among the candidates, if it is one."""
+        return next((chosen for chosen in self.backends + self.splits if chosen.name == name), None)
 
 
 @attrs.frozen
@@ -51,11 +75,11 @@ class AutoExecutor:
     the model is shared; else a process pool.  Chosen when the backend is known (with
     ``backend = "auto"``, after the route is chosen)."""
 
-    threads: Registration
-    processes: Registration
+    threads: Chosen
+    processes: Chosen
     name = AUTO
 
-    def choose(self, backend: Registration) -> tuple[Registration, str]:
+    def choose(self, backend: Chosen) -> tuple[Chosen, str]:
         """The executor for ``backend``'s parts and why."""
         if backend.capabilities is not None and backend.capabilities.releases_gil:
             return self.threads, f"auto: threads, the {backend.name} backend searches outside the GIL"
@@ -64,7 +88,9 @@ class AutoExecutor:
 
 @attrs.frozen
 class Plan:
-    """Everything a run needs, resolved and checked.
+    """What the pipeline said, resolved and checked: the problem, its pieces and region,
+    how to solve it, and each plugin it names as a ``Chosen`` (the plugin and its options).
+    Nothing of a run is here (``polytile_core.solve.context.RunContext`` has that).
 
     With ``backend = "auto"`` the plan has no ``backend`` yet: ``candidates`` holds what
     the run chooses from (``polytile_core.solve.route``) once it has built the model.
@@ -73,36 +99,28 @@ class Plan:
     problem: str
     pieces: tuple[PieceType, ...]
     region: Region | None
-    builder: Registration
-    builder_options: object
-    backend: Registration | None
-    backend_options: object
+    builder: Chosen
+    backend: Chosen | None
     settings: SolveSettings
-    split: Registration | None = None
-    split_options: object = None
+    split: Chosen | None = None
     jobs: int = 1
-    executor: Registration | AutoExecutor | None = None
-    executor_options: object = None
+    executor: Chosen | AutoExecutor | None = None
     distinct: bool = False
     keep: int | None = None
-    # A polytile_core.solve.checkpoint.Checkpoint: a split run skips the parts it holds and records new ones.
-    checkpoint: object = None
     candidates: Candidates | None = None
     # Why the plan has its backend: named in the pipeline, or its problem kind's own.
     backend_why: str = "named in the pipeline"
     # With no [split], jobs > 1 and mode count or all: the split a run takes when a short
     # probe of the whole problem does not finish (polytile_core.solve.autosplit).
-    split_when_long: Registration | None = None
-    split_when_long_options: object = None
+    split_when_long: Chosen | None = None
 
-    def parts_executor(self) -> tuple[Registration, object, str | None]:
-        """The executor that runs a split's parts on this plan's backend, its options, and
-        why ``auto`` chose it (None for an executor the pipeline named)."""
+    def parts_executor(self) -> tuple[Chosen, str | None]:
+        """The executor that runs a split's parts on this plan's backend, and why ``auto``
+        chose it (None for an executor the pipeline named)."""
         assert self.executor is not None and self.backend is not None, "a split run has its executor and backend"
         if isinstance(self.executor, AutoExecutor):
-            registration, why = self.executor.choose(self.backend)
-            return registration, None, why
-        return self.executor, self.executor_options, None
+            return self.executor.choose(self.backend)
+        return self.executor, None
 
     def tiling_problem(self) -> TilingProblem:
         if self.region is None:
@@ -121,8 +139,8 @@ class Plan:
                         "(mode one, backend auto)",
                         path="region",
                     )
-            return self.builder.provides(self.pieces, self.region, self.builder_options)
-        return self.builder.provides(problem.pieces, problem.region, self.builder_options)
+            return self.builder.provides(self.pieces, self.region, self.builder.options)
+        return self.builder.provides(problem.pieces, problem.region, self.builder.options)
 
 
 def read_pipeline(path: str | Path) -> Pipeline:
@@ -222,7 +240,7 @@ def resolve_pieces(specs: list[PieceSpec], host: Host) -> tuple[PieceType, ...]:
     return tuple(pieces)
 
 
-def _refuse_too_many(make, spec, path: str) -> None:
+def _refuse_too_many(make: Any, spec: PieceSpec, path: str) -> None:
     """Refuse a family of more than ``MOST_PIECE_KINDS`` pieces before it is built, when
     the family can count its pieces (building 1.9 million fixed 13-ominoes takes minutes
     and gigabytes, and no model of them could be solved)."""
@@ -241,7 +259,7 @@ def _refuse_too_many(make, spec, path: str) -> None:
         )
 
 
-def _cells(cells: list[list[int]], path: str):
+def _cells(cells: list[list[int]], path: str) -> Cells:
     if not cells:
         raise InputError("a piece needs at least one cell", path=f"{path}.cells")
     first: dict[tuple[int, int], int] = {}
@@ -255,7 +273,12 @@ def _cells(cells: list[list[int]], path: str):
     return tuple((x, y) for x, y in cells)
 
 
-def plugin_options(host: Host, registration: Registration, pipeline: Pipeline):
+def chosen(host: Host, registration: Registration, pipeline: Pipeline) -> Chosen:
+    """The plugin with its ``[options.<name>]`` table, structured and checked."""
+    return Chosen(registration, plugin_options(host, registration, pipeline))
+
+
+def plugin_options(host: Host, registration: Registration, pipeline: Pipeline) -> object:
     """The structured ``[options.<name>]`` table of a plugin (its defaults when absent)."""
     table = pipeline.options.get(registration.name)
     if registration.options is None:
@@ -279,9 +302,13 @@ def auto_candidates(host: Host, pipeline: Pipeline) -> Candidates:
     splits = tuple(
         reg for reg in host.registry["decomposers"].values() if reg.capabilities.rank or reg.capabilities.certificate
     )
-    options = {reg.name: plugin_options(host, reg, pipeline) for reg in backends + splits}
-    tilers = tuple(host.registry["tilers"].values())
-    return Candidates(backends, splits, options, host.get("executors", "thread"), tilers)
+    tilers = tuple(chosen(host, reg, pipeline) for reg in host.registry["tilers"].values())
+    return Candidates(
+        tuple(chosen(host, reg, pipeline) for reg in backends),
+        tuple(chosen(host, reg, pipeline) for reg in splits),
+        Chosen(host.get("executors", "thread")),
+        tilers,
+    )
 
 
 def lookup(host: Host, capability: str, name: str, path: str) -> Registration:
@@ -346,11 +373,11 @@ def make_plan(pipeline: Pipeline, host: Host) -> Plan:
             f'"all" and "count" list and count tilings, got mode {solve.mode!r}',
             path="solve.mode",
         )
-    executor: Registration | AutoExecutor
+    executor: Chosen | AutoExecutor
     if solve.executor == AUTO:
-        executor = AutoExecutor(host.get("executors", "thread"), host.get("executors", "process"))
+        executor = AutoExecutor(Chosen(host.get("executors", "thread")), Chosen(host.get("executors", "process")))
     else:
-        executor = lookup(host, "executors", solve.executor, "solve.executor")
+        executor = chosen(host, lookup(host, "executors", solve.executor, "solve.executor"), pipeline)
     mode = "optimize" if pipeline.problem != "tiling" else solve.mode
     pieces = resolve_pieces(pipeline.pieces, host)
     region = resolve_region(pipeline.region, required=pipeline.problem == "tiling")
@@ -368,22 +395,17 @@ def make_plan(pipeline: Pipeline, host: Host) -> Plan:
         problem=pipeline.problem,
         pieces=pieces,
         region=region,
-        builder=builder,
-        builder_options=plugin_options(host, builder, pipeline),
-        backend=backend,
-        backend_options=None if backend is None else plugin_options(host, backend, pipeline),
+        builder=chosen(host, builder, pipeline),
+        backend=None if backend is None else chosen(host, backend, pipeline),
         backend_why=backend_why,
         settings=SolveSettings(mode=mode, time_limit=solve.time_limit, workers=solve.workers or 0, seed=solve.seed),
-        split=split,
-        split_options=plugin_options(host, split, pipeline) if split else None,
+        split=chosen(host, split, pipeline) if split else None,
         jobs=jobs,
         executor=executor,
-        executor_options=None if isinstance(executor, AutoExecutor) else plugin_options(host, executor, pipeline),
         distinct=solve.distinct,
         keep=solve.keep,
         candidates=auto_candidates(host, pipeline) if auto else None,
-        split_when_long=split_when_long,
-        split_when_long_options=plugin_options(host, split_when_long, pipeline) if split_when_long else None,
+        split_when_long=chosen(host, split_when_long, pipeline) if split_when_long else None,
     )
 
 

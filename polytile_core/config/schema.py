@@ -7,18 +7,16 @@ and are checked against the options class the plugin registered.
 
 from __future__ import annotations
 
-from typing import Literal
-
 import attrs
 
 from polytile_core.host.capabilities import AUTO
+from polytile_core.host.contracts import PipelineMode
 from polytile_core.host.registry import Host
-from polytile_core.model.geometry import cells_from_rows
+from polytile_core.model.geometry import Kind, cells_from_rows
 from polytile_core.output import notebook
+from polytile_core.output.gallery import shelf_solution, solutions_result
 from polytile_core.output.results import Result
 
-Kind = Literal["free", "one-sided", "fixed"]
-Mode = Literal["one", "all", "count"]
 # A row of an ASCII picture, as polytile_core.model.geometry.cells_from_rows reads it.
 ROW = {"pattern": "^[#. ]*$"}
 
@@ -84,14 +82,14 @@ class PieceSpec:
         else:
             cells = cells_from_rows(self.shape) if self.shape is not None else tuple(map(tuple, self.cells or ()))
             shapes = [(self.name or "P", cells)]
-        return notebook.solutions_result([notebook.shelf_solution(shapes)])
+        return solutions_result([shelf_solution(shapes)])
 
 
 @attrs.frozen
 class SolveSpec:
     """How to solve: what to look for, with which backend, within which limits."""
 
-    mode: Mode = attrs.field(
+    mode: PipelineMode = attrs.field(
         default="one", metadata=doc("one: find a tiling; all: list every tiling; count: count them")
     )
     backend: str = attrs.field(

@@ -20,7 +20,8 @@ import attrs
 
 from polytile_core.config.schema import PieceSpec, Pipeline, RegionSpec
 from polytile_core.host.registry import Host
-from polytile_core.output.resultfile import RunHeader, StoredSolution
+from polytile_core.output.reading import StoredSolution
+from polytile_core.output.resultfile import RunHeader
 from polytile_core.output.results import Result
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -96,7 +97,7 @@ def _constrained(schema: dict, constraints: dict) -> dict:
     return merged
 
 
-def type_schema(kind, *, nullable: bool) -> dict:
+def type_schema(kind: typing.Any, *, nullable: bool) -> dict:
     """The JSON Schema of one Python type (``nullable``: may ``None`` appear as null)."""
     origin, arguments = typing.get_origin(kind), typing.get_args(kind)
     if kind in _SCALARS:
@@ -128,7 +129,7 @@ def type_schema(kind, *, nullable: bool) -> dict:
     return {}
 
 
-def class_schema(cls, *, nullable: bool) -> dict:
+def class_schema(cls: type, *, nullable: bool) -> dict:
     """An attrs class as a closed JSON object: unknown keys are errors, as in the loader."""
     hints = typing.get_type_hints(cls)
     properties, required = {}, []

@@ -15,10 +15,11 @@ from polytile_core import hookimpl
 from polytile_core.errors import InputError
 from polytile_core.host.contracts import Builder, ExecutorFactory, Family, Register, Renderer
 from polytile_core.host.orphans import exit_with_parent
-from polytile_core.model.geometry import cells_from_rows
+from polytile_core.model.geometry import Cells, Kind, cells_from_rows
 from polytile_core.model.tiling import build_tiling
 from polytile_core.output.picture import ascii_picture
 from polytile_core.output.resultfile import write_atomically
+from polytile_core.output.results import Result
 
 # The usual letter names; shapes as ASCII rows.
 CLASSIC_FAMILIES = {
@@ -43,8 +44,8 @@ CLASSIC_FAMILIES = {
 }
 
 
-def _family(pictures):
-    def make(n=None, kind="free"):
+def _family(pictures: dict[str, list[str]]) -> Family:
+    def make(n: int | None = None, kind: Kind = "free") -> list[tuple[str, Cells]]:
         return [(name, cells_from_rows(rows)) for name, rows in pictures.items()]
 
     return make
@@ -61,7 +62,7 @@ def polytile_register_builders(register: Register[Builder]) -> None:
     register("tiling", build_tiling, help="cover every cell of the region exactly once (Garvie & Burkardt 2020)")
 
 
-def render_text(result, path: Path, options=None) -> None:
+def render_text(result: Result, path: Path, options: None = None) -> None:
     pictures = [ascii_picture(solution, result.region) for solution in result.solutions]
     write_atomically(Path(path), "\n\n".join(pictures) + "\n", replace=True)
 
@@ -71,7 +72,7 @@ def polytile_register_renderers(register: Register[Renderer]) -> None:
     register("txt", render_text, help="ASCII pictures, a letter per piece")
 
 
-def _process_pool(jobs: int, options=None) -> concurrent.futures.Executor:
+def _process_pool(jobs: int, options: None = None) -> concurrent.futures.Executor:
     """Workers from a forkserver (never fork: the run has threads), each ending when the run does."""
     script = unguarded_main_script()
     if script is not None:
@@ -94,7 +95,7 @@ def unguarded_main_script() -> str | None:
     do) and it has no ``if __name__ == "__main__":`` test: the run it starts at the top
     level would start again in each worker, and every worker would die (BrokenProcessPool)."""
     main = sys.modules.get("__main__")
-    path = getattr(main, "__file__", None)
+    path: str | None = getattr(main, "__file__", None)
     name = getattr(getattr(main, "__spec__", None), "name", None)
     if path is None or (name is not None and name.split(".")[-1] == "__main__"):
         return None  # an interactive session, or a package's __main__, which workers do not import
@@ -112,7 +113,7 @@ def unguarded_main_script() -> str | None:
     return path
 
 
-def _thread_pool(jobs: int, options=None) -> concurrent.futures.Executor:
+def _thread_pool(jobs: int, options: None = None) -> concurrent.futures.Executor:
     return concurrent.futures.ThreadPoolExecutor(max_workers=jobs)
 
 

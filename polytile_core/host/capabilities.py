@@ -15,8 +15,8 @@ accepts every feature the model has.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Literal, get_args
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Literal, get_args
 
 import attrs
 
@@ -34,8 +34,11 @@ def _names(values: Iterable[str]) -> frozenset[str]:
     return frozenset(values)
 
 
-def _known(allowed: frozenset[str], what: str):
-    def check(instance, attribute, value) -> None:
+Validator = Callable[[Any, "attrs.Attribute[Any]", Any], None]
+
+
+def _known(allowed: frozenset[str], what: str) -> Validator:
+    def check(instance: object, attribute: attrs.Attribute[Any], value: Iterable[str]) -> None:
         unknown = set(value) - allowed
         if unknown:
             raise ValueError(f"{attribute.name}: unknown {what} {sorted(unknown)} (known: {sorted(allowed)})")
@@ -43,7 +46,7 @@ def _known(allowed: frozenset[str], what: str):
     return check
 
 
-def _ranks(instance, attribute, value: Mapping[str, int]) -> None:
+def _ranks(instance: Any, attribute: attrs.Attribute[Any], value: Mapping[str, int]) -> None:
     _known(MODES, "mode")(instance, attribute, value)
     missing = set(value) - set(instance.modes)
     if missing:

@@ -24,9 +24,13 @@ from polytile_core.model.geometry import Cells, Kind, Region
 from polytile_core.model.parts import BuildModel, Split
 from polytile_core.model.problem import PieceType, TilingProblem
 from polytile_core.model.zero_one import Model
-from polytile_core.output.results import Found, Result, Termination
+from polytile_core.output.results import Answer, Result
 
-Mode = Literal["one", "all", "count", "optimize"]
+# What a pipeline asks for (``[solve] mode``, ``--mode``): find one tiling, list all, or count them.
+PipelineMode = Literal["one", "all", "count"]
+# What a backend is asked: one of those, or optimize (what mode one becomes for a problem
+# kind with an objective, such as an enclosure).
+Mode = Literal[PipelineMode, "optimize"]
 # What a backend was doing (``BackendResult.work``): walking a tree of choices, which a
 # split into subtrees divides, or filling a whole-problem table, which it does not.
 Work = Literal["search", "table"]
@@ -70,7 +74,7 @@ class SolveSettings:
     time_limit: float | None = None
     workers: int = 1
     seed: int | None = None
-    options: dict = attrs.Factory(dict)
+    options: dict[str, Any] = attrs.Factory(dict)
     # Also solve up to the model's symmetries (``Model.symmetries``); only a backend that
     # declares ``distinct_in_search`` is asked, the run does it generically for the others.
     distinct: bool = False
@@ -86,19 +90,12 @@ class SolveSettings:
 
 
 @attrs.frozen
-class BackendResult:
-    """What a backend reports: why it stopped, what it found, and its own status word."""
+class BackendResult(Answer):
+    """What a backend reports: an ``Answer`` (why it stopped, what it found, its own
+    status word and numbers), with the facts of how and what it was doing."""
 
-    termination: Termination
-    found: Found
-    raw_status: str
-    count: int | None = None
-    objective: float | None = None
-    bound: float | None = None
-    # Solutions up to symmetry, from a backend that handled ``settings.distinct`` itself.
-    distinct_count: int | None = None
     # Facts about how the answer was reached (e.g. how the bound was proved), for Result.details.
-    details: dict = attrs.Factory(dict)
+    details: dict[str, Any] = attrs.Factory(dict)
     # What kind of work it was doing when it returned (``Work``); None: it does not say.
     # The default route splits a long count or listing only when the work was a search.
     work: Work | None = None
@@ -204,7 +201,7 @@ class LargeTiling:
     status: LargeStatus
     placements: tuple[tuple[str, Cells], ...] = ()
     message: str = ""
-    details: dict = attrs.Factory(dict)
+    details: dict[str, Any] = attrs.Factory(dict)
 
 
 class Tiler(Protocol):

@@ -26,6 +26,7 @@ from polytile_core.host.contracts import (
     Renderer,
     Tiler,
 )
+from polytile_core.host.flags import Flag
 
 hookspec = pluggy.HookspecMarker("polytile")
 
@@ -52,7 +53,8 @@ def polytile_register_builders(register: Register[Builder]) -> None:
     ``build(pieces, region, options)`` returns a ``polytile_core.model.zero_one.Model``;
     ``options`` is an attrs class read from the pipeline's ``[options.<kind>]`` table (or
     ``None`` when the builder takes none); ``backend`` names the backend a pipeline of this
-    kind uses when it names none (default: cpsat).
+    kind takes with ``backend = "auto"`` (the default); without one, auto chooses from the
+    backends' declared capabilities.
     """
 
 
@@ -112,4 +114,16 @@ def polytile_register_tilers(register: Register[Tiler]) -> None:
     serves the problem, else why not) and ``tile(problem, *, seed, stop, deadline)`` ->
     ``LargeTiling``.  Such a tiler builds no model, so its memory grows with the part it
     works on, not with the region; ``backend = "auto"`` may call it before building one.
+    """
+
+
+@hookspec
+def polytile_register_flags(register: Register[Flag]) -> None:
+    """Register command-line flags, each a shortcut for one option of the plugin's executor
+    or of a renderer (``polytile_core.host.flags.Flag``).
+
+    ``register(name, flag, *, help)`` where ``name`` is the flag as typed (``"--scheduler"``)
+    and ``help`` its line in ``--help``.  The host loads the plugins before it reads the
+    command line, so a plugin flag works and shows like a core one; a name the command
+    has already is an error naming the plugin.
     """

@@ -20,7 +20,7 @@ from polytile_core.host import builtin, hookspecs
 from polytile_core.host.capabilities import AUTO, BackendCapabilities, DecomposerCapabilities
 from polytile_core.output import notebook
 
-CAPABILITIES = ("families", "builders", "decomposers", "backends", "renderers", "executors", "tilers")
+CAPABILITIES = ("families", "builders", "decomposers", "backends", "renderers", "executors", "tilers", "flags")
 # What each kind of plugin may declare when it registers (``capabilities=``).
 CAPABILITY_TYPES: dict[str, type] = {"backends": BackendCapabilities, "decomposers": DecomposerCapabilities}
 SINGULAR = {
@@ -31,6 +31,7 @@ SINGULAR = {
     "renderers": "render format",
     "executors": "executor",
     "tilers": "large-region tiler",
+    "flags": "command-line flag",
 }
 
 
@@ -96,8 +97,15 @@ class Host:
             plugin_name = self.manager.get_name(impl.plugin) or repr(impl.plugin)
 
             def register(
-                name, provides, *, options=None, help="", backend=None, capabilities=None, _plugin=plugin_name
-            ):
+                name: str,
+                provides: object,
+                *,
+                options: type | None = None,
+                help: str = "",
+                backend: str | None = None,
+                capabilities: object | None = None,
+                _plugin: str = plugin_name,
+            ) -> None:
                 if name in found:
                     raise InputError(
                         f"{SINGULAR[capability]} {name!r} is registered by both {found[name].plugin!r} and {_plugin!r}"
@@ -145,4 +153,7 @@ def _installed_svg_renderer() -> Registration | None:
         return None
 
 
+# Notebook pictures (output/notebook.py, a room below) find the svg renderer through this
+# lookup: the one thing the host hands down, here, once, so that every program that has a
+# host draws its Results with the installed renderer.
 notebook.use_svg_renderer(_installed_svg_renderer)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from typing import Any
 
 import attrs
 
@@ -58,7 +59,7 @@ class SplitAnalysis:
     summary: dict
 
 
-def gram_matrix(model: Model):
+def gram_matrix(model: Model) -> Any:
     """G = [A|b][A|b]ᵀ as a numpy int64 array (entries are small counts)."""
     import numpy as np
 
@@ -84,7 +85,7 @@ def gram_matrix(model: Model):
     return gram[np.ix_(order, order)]
 
 
-def rank_mod(matrix, prime: int) -> int:
+def rank_mod(matrix: Any, prime: int) -> int:
     """Rank of an integer matrix modulo a prime below 2^31 (sparse-aware elimination)."""
     import numpy as np
 
@@ -118,7 +119,7 @@ def rank_mod(matrix, prime: int) -> int:
     return rank
 
 
-def _runs(indices, gap: int = 64) -> list[slice]:
+def _runs(indices: Any, gap: int = 64) -> list[slice]:
     """Sorted indices as slices, cut where two neighbours are more than ``gap`` apart."""
     import numpy as np
 
@@ -173,7 +174,7 @@ def analyze_split(
     for index, part in enumerate(itertools.islice(split.parts, max(first, scan))):
         if index >= first and time.perf_counter() > deadline:
             break
-        reason = part.details.get("empty")
+        reason = part.empty
         removed += reason is not None
         if reason is not None:
             size = None

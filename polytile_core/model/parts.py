@@ -49,6 +49,7 @@ class Part:
     copies: tuple[tuple[int, int], ...] = ((0, 0),)
     fixed: tuple[int, ...] | None = None
     images: tuple[tuple[int, ...], ...] = ()
+    empty: str | None = None
 
 
 class SplitTooLarge(InputError):

@@ -11,7 +11,7 @@ Every failure is one ``InputError`` naming the file, the solution and a cell.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from polytile_core.errors import InputError
 from polytile_core.model.geometry import Cell, Cells, components, normalise, orientations, rows_from_cells
@@ -37,7 +37,7 @@ def check_drawable(result: Result, *, source: str) -> None:
         _check_box(_drawn_cells(solution), source, where(index))
 
 
-def _solution_keys(source: str):
+def _solution_keys(source: str) -> Callable[[int], str]:
     """How a message names solution ``index``: its key, or its line in a .jsonl file
     (line 1 is the header)."""
     if source.endswith(".jsonl"):
@@ -45,7 +45,9 @@ def _solution_keys(source: str):
     return lambda index: f"solutions[{index}]"
 
 
-def _check_solution(solution: Solution, region: set[Cell], shapes: dict, index: int, where) -> None:
+def _check_solution(
+    solution: Solution, region: set[Cell], shapes: dict, index: int, where: Callable[[int], str]
+) -> None:
     owner: dict[Cell, int] = {}  # the index of the placed piece covering each cell
     names = [placed.piece for placed in solution.placements]
     for number, placed in enumerate(solution.placements):

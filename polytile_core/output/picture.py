@@ -5,6 +5,7 @@ board around them."""
 from __future__ import annotations
 
 import string
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # results.py draws its repr with this module: no import cycle at run time
@@ -13,19 +14,20 @@ if TYPE_CHECKING:  # results.py draws its repr with this module: no import cycle
 _SPARE_LETTERS = string.ascii_uppercase + string.ascii_lowercase + string.digits
 
 
-def ascii_picture(solution: Solution, region_cells=()) -> str:
+def ascii_picture(solution: Solution | None, region_cells: Collection[Sequence[int]] = ()) -> str:
     """Each placed piece drawn with a letter: its name's first letter when that keeps
     neighbouring pieces apart, otherwise a spare letter that is no piece's initial here
-    (so an F in the picture is always an F piece)."""
+    (so an F in the picture is always an F piece).  No solution: the bare region."""
+    placements = solution.placements if solution is not None else ()
     letters: dict[tuple[int, int], str] = {}
     owner: dict[tuple[int, int], int] = {}
-    for index, placed in enumerate(solution.placements):
+    for index, placed in enumerate(placements):
         for x, y in placed.cells:
             owner[(x, y)] = index
     chosen: dict[int, str] = {}
-    initials = {placed.piece[:1] for placed in solution.placements}
+    initials = {placed.piece[:1] for placed in placements}
     spare = [letter for letter in _SPARE_LETTERS if letter not in initials]
-    for index, placed in enumerate(solution.placements):
+    for index, placed in enumerate(placements):
         taken = set()
         for x, y in placed.cells:
             for neighbour in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
@@ -37,7 +39,7 @@ def ascii_picture(solution: Solution, region_cells=()) -> str:
         chosen[index] = next((c for c in candidates if c not in taken), "?")
     for cell, index in owner.items():
         letters[cell] = chosen[index]
-    interior = set(map(tuple, solution.interior or ()))
+    interior = set(map(tuple, solution.interior or ())) if solution is not None else set()
     # An enclosure's board is far larger than its fence: draw the fence and what it encloses.
     cells = set(letters) | interior if interior else set(letters) | {tuple(c) for c in region_cells}
     if not cells:

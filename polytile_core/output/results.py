@@ -8,12 +8,13 @@ still reports what it saw, and says so.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import attrs
 
+# Both know a Result only as a value (their imports of this module are for type checking).
+from polytile_core.output import notebook, resultfile
 from polytile_core.output.picture import ascii_picture
 
 # The longest first-solution picture a Result's repr shows (a 60×64 tiling is not shown).
@@ -56,44 +57,57 @@ class Solution:
         default=None, metadata={"description": "key of the split part that found it (split runs only)"}
     )
 
-    # In a notebook: the picture (see _drawing below), or the ASCII one without an svg renderer.
+    # In a notebook: the picture (output/notebook.py), or the ASCII one without an svg renderer.
     def _repr_svg_(self) -> str | None:
-        return _drawing["svg"](_drawn(self)) if _drawing else None
+        return notebook.svg_of(_drawn(self))
 
     def _repr_html_(self) -> str | None:
-        return _drawing["html"](_drawn(self)) if _drawing else None
+        return notebook.html_of(_drawn(self))
 
 
 @attrs.frozen
-class SubproblemReport:
-    """What one part of a split run did."""
+class Answer:
+    """What is known when a solve stops: why it stopped, what it found, and the numbers.
 
-    key: str = attrs.field(metadata={"description": "identity of the subproblem (e.g. its variant counts)"})
-    termination: Termination = attrs.field(metadata={"description": "why this part stopped"})
-    found: Found = attrs.field(metadata={"description": "what this part found"})
-    count: int | None = attrs.field(default=None, metadata={"description": "solutions counted in this part"})
-    seconds: float = attrs.field(default=0.0, metadata={"description": "wall time of this part"})
-    error: str | None = attrs.field(default=None, metadata={"description": "the error, if the part failed"})
+    The one answer value of polytile: a backend's ``BackendResult``, a split part's
+    ``SubproblemReport`` and the run's ``Result`` are each an ``Answer`` with what their
+    level adds (``answer_fields`` hands one on to the next), so the fields are written once.
+    """
 
-
-@attrs.frozen
-class Result:
-    """The outcome of a run, written as JSON or TOML by ``polytile solve --output``."""
-
-    termination: Termination = attrs.field(metadata={"description": "why the run stopped"})
+    termination: Termination = attrs.field(metadata={"description": "why it stopped"})
     found: Found = attrs.field(metadata={"description": "what was found"})
-    mode: str = attrs.field(metadata={"description": "one, all or count (or optimize for enclosures)"})
-    backend: str = attrs.field(metadata={"description": "the backend plugin that solved it"})
     raw_status: str = attrs.field(default="", metadata={"description": "the backend's own status"})
     count: int | None = attrs.field(
         default=None, metadata={"description": "number of solutions (exact when completed)"}
     )
+    objective: float | None = attrs.field(default=None, metadata={"description": "best objective found"})
+    bound: float | None = attrs.field(default=None, metadata={"description": "proven bound on the objective"})
     distinct_count: int | None = attrs.field(
         default=None, metadata={"description": "solutions up to the region's symmetry, when asked for"}
     )
+
+
+def answer_fields(answer: Answer) -> dict[str, Any]:
+    """The fields an ``Answer`` of any level shares, to make the next level's from."""
+    return {field.name: getattr(answer, field.name) for field in attrs.fields(Answer)}
+
+
+@attrs.frozen(kw_only=True)
+class SubproblemReport(Answer):
+    """What one part of a split run did."""
+
+    key: str = attrs.field(metadata={"description": "identity of the subproblem (e.g. its variant counts)"})
+    seconds: float = attrs.field(default=0.0, metadata={"description": "wall time of this part"})
+    error: str | None = attrs.field(default=None, metadata={"description": "the error, if the part failed"})
+
+
+@attrs.frozen(kw_only=True)
+class Result(Answer):
+    """The outcome of a run, written as JSON or TOML by ``polytile solve --output``."""
+
+    mode: str = attrs.field(metadata={"description": "one, all or count (or optimize for enclosures)"})
+    backend: str = attrs.field(metadata={"description": "the backend plugin that solved it"})
     solutions: tuple[Solution, ...] = attrs.field(default=(), metadata={"description": "solutions kept"})
-    objective: int | None = attrs.field(default=None, metadata={"description": "best objective found"})
-    bound: float | None = attrs.field(default=None, metadata={"description": "proven bound on the objective"})
     seconds: float = attrs.field(default=0.0, metadata={"description": "wall time of the whole run"})
     message: str = attrs.field(
         default="", metadata={"description": "a human explanation (e.g. an impossibility proof)"}
@@ -112,10 +126,10 @@ class Result:
 
     # In a notebook: the picture (a gallery of at most 12 solutions); the status is in the repr.
     def _repr_svg_(self) -> str | None:
-        return _drawing["svg"](self) if _drawing else None
+        return notebook.svg_of(self)
 
     def _repr_html_(self) -> str | None:
-        return _drawing["html"](self) if _drawing else None
+        return notebook.html_of(self)
 
     def __repr__(self) -> str:
         """Short at any size: the status, the counts, the first solution and how many more."""
@@ -146,7 +160,7 @@ class Result:
     def save(self, path: str | Path, *, replace: bool = False) -> None:
         """Write the result file: .json, .toml or .jsonl by the extension (read it back
         with ``api.read_result``); an existing file is kept unless ``replace``."""
-        _saving["write"](self, path, replace=replace)
+        resultfile.write_result(self, path, replace=replace)
 
     @property
     def gap(self) -> float | None:
@@ -155,25 +169,8 @@ class Result:
         return abs(self.bound - self.objective) / abs(self.bound)
 
 
-# How results draw themselves in a notebook: ``polytile_core.output.notebook`` puts its
-# "svg" and "html" functions here when it is imported (the plugin host
-# imports it, so every program that made a Result has them).  Empty: no pictures.
-_drawing: dict[str, Callable] = {}
-
-
-def draw_with(**functions: Callable) -> None:
-    _drawing.update(functions)
-
-
-# How results save themselves: ``polytile_core.output.resultfile`` puts its writer here
-# when it is imported (``polytile_core/output/__init__.py`` imports it, so it always is).
-_saving: dict[str, Callable] = {}
-
-
-def save_with(write: Callable) -> None:
-    _saving["write"] = write
-
-
 def _drawn(solution: Solution) -> Result:
     """A lone solution as a Result, the one thing renderers draw."""
-    return Result(Termination.COMPLETED, Found.FEASIBLE, "one", "", count=1, solutions=(solution,))
+    return Result(
+        termination=Termination.COMPLETED, found=Found.FEASIBLE, mode="one", backend="", count=1, solutions=(solution,)
+    )

@@ -32,10 +32,12 @@ from polytile_core.config.pipeline import Plan
 from polytile_core.host.contracts import relay_stop
 from polytile_core.model.zero_one import Model
 from polytile_core.output.results import Solution, Termination
+from polytile_core.solve import distinct
 from polytile_core.solve.collect import Collector
+from polytile_core.solve.context import RunContext
 from polytile_core.solve.outcome import Outcome
 from polytile_core.solve.split import solve_split
-from polytile_core.solve.state import RunState
+from polytile_core.solve.whole import solve_whole
 
 # A count probed by time alone (a backend that does not answer probes): long enough for
 # whole-problem counters to finish what they can (6×10 pentominoes: under a second).
@@ -44,8 +46,6 @@ PROBE_SECONDS = 10.0
 PROBE_LISTING_SECONDS = 1.0
 # Solutions a probe holds back (in memory) until it is known whether it is the answer.
 HELD_AT_MOST = 20_000
-
-SolveWhole = Callable[[Plan, Model, Collector, threading.Event], Outcome]
 
 
 def _stop_past(stop: threading.Event, limit: int) -> Callable[[Solution], None]:
@@ -65,38 +65,28 @@ def worth_splitting(plan: Plan) -> bool:
     return plan.split is None and plan.split_when_long is not None
 
 
-def solve_probed(
-    plan: Plan,
-    model: Model,
-    collector: Collector,
-    stop: threading.Event,
-    run_state: RunState,
-    solve_whole: SolveWhole,
-) -> Outcome:
-    """Probe the whole problem (``solve_whole(plan, model, collector, stop)``, module
-    docstring); if it does not finish, split it by the tree.  ``details["when_long"]``
-    says which happened."""
+def solve_probed(plan: Plan, model: Model, context: RunContext) -> Outcome:
+    """Probe the whole problem (module docstring); if it does not finish, split it by
+    the tree.  ``details["when_long"]`` says which happened."""
     assert plan.backend is not None, "the backend is chosen before a run is probed"
-    limit = plan.settings.time_limit
     declared = plan.backend.capabilities
     by_tables = plan.settings.mode == "count" and declared is not None and declared.answers_probes
     probe_seconds = None if by_tables else PROBE_LISTING_SECONDS if plan.settings.mode == "all" else PROBE_SECONDS
-    probe_limit = limit if probe_seconds is None else probe_seconds if limit is None else min(probe_seconds, limit)
-    started = time.perf_counter()
+    started = time.monotonic()
     # What the probe finds waits here, every solution of it (``keep`` bounds what a run
     # holds, never what it passes on): all of them reach the caller if the probe is the
     # answer, none if the split searches again.
     probe_stop = threading.Event()
     held = Collector(None, _stop_past(probe_stop, HELD_AT_MOST))
-    probe_plan = attrs.evolve(plan, settings=attrs.evolve(plan.settings, time_limit=probe_limit, probe=by_tables))
-    with relay_stop(stop, probe_stop.set):
-        outcome = solve_whole(probe_plan, model, held, probe_stop)
-    probed = time.perf_counter() - started
-    too_many = probe_stop.is_set() and not stop.is_set()
-    out_of_time = limit is not None and probed >= limit
-    if not too_many and (outcome.termination != Termination.TIME_LIMIT or out_of_time):
+    probe = attrs.evolve(context, stop=probe_stop, deadline=context.deadline.within(probe_seconds), collector=held)
+    probe_plan = attrs.evolve(plan, settings=attrs.evolve(plan.settings, probe=by_tables))
+    with relay_stop(context.stop, probe_stop.set):
+        outcome = solve_whole(probe_plan, model, probe, in_search=distinct.in_search(plan))
+    probed = time.monotonic() - started
+    too_many = probe_stop.is_set() and not context.stop.is_set()
+    if not too_many and (outcome.termination != Termination.TIME_LIMIT or context.deadline.passed()):
         for solution in held.kept:
-            collector.add(solution)
+            context.collector.add(solution)
         how = "by its tables" if by_tables else f"within {probe_seconds:g} s"
         route = f"whole: the probe finished it {how}" if outcome.termination == Termination.COMPLETED else "whole"
         return attrs.evolve(outcome, details={**outcome.details, "when_long": route})
@@ -108,12 +98,7 @@ def solve_probed(
         why = f"did not finish it in {probe_seconds:g} s" + (" (it was searching)" if outcome.work == "search" else "")
     tree = plan.split_when_long
     assert tree is not None
-    split_plan = attrs.evolve(
-        plan,
-        split=tree,
-        split_options=plan.split_when_long_options,
-        settings=attrs.evolve(plan.settings, time_limit=None if limit is None else limit - probed),
-    )
-    outcome = solve_split(split_plan, model, collector, stop, run_state)
+    split_plan = attrs.evolve(plan, split=tree)
+    outcome = solve_split(split_plan, model, context)
     route = f"split by the {tree.name} on {plan.jobs} jobs: the probe of the whole problem {why}"
     return attrs.evolve(outcome, details={**outcome.details, "when_long": route, "probe_seconds": round(probed, 3)})

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import attrs
 
+from polytile_core.config.pipeline import Plan
 from polytile_core.convert import CONVERTER, structure
 from polytile_core.errors import InputError
 from polytile_core.host.contracts import BackendResult
@@ -37,7 +38,7 @@ from polytile_core.model.parts import Part
 from polytile_core.model.zero_one import Model
 from polytile_core.output.results import Found, Termination
 from polytile_core.solve.collect import default_keep
-from polytile_core.solve.split import PartOutcome
+from polytile_core.solve.workers import PartOutcome
 
 FORMAT = 2
 
@@ -56,7 +57,7 @@ def record_checksum(fingerprint: str, record: dict) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
-def plan_fingerprint(plan) -> str:
+def plan_fingerprint(plan: Plan) -> str:
     """A digest of what decides the parts and what each one reports.
 
     The backend, the executor, the number of jobs and the time limit are left out: a
@@ -66,9 +67,9 @@ def plan_fingerprint(plan) -> str:
         "problem": plan.problem,
         "pieces": [[p.name, [list(cell) for cell in p.cells], p.kind, p.minimum, p.maximum] for p in plan.pieces],
         "region": sorted(plan.region.cells) if plan.region is not None else None,
-        "builder_options": CONVERTER.unstructure(plan.builder_options),
+        "builder_options": CONVERTER.unstructure(plan.builder.options),
         "split": plan.split.name if plan.split else None,
-        "split_options": CONVERTER.unstructure(plan.split_options),
+        "split_options": CONVERTER.unstructure(plan.split.options if plan.split else None),
         "mode": plan.settings.mode,
         "keep": default_keep(plan),
         "distinct": plan.distinct,
@@ -122,7 +123,7 @@ class Checkpoint:
         return hashlib.sha256(whole.encode() + b"|" + fixed).hexdigest()[:16]
 
     @classmethod
-    def open(cls, path: str | Path, plan, *, resume: bool) -> Checkpoint:
+    def open(cls, path: str | Path, plan: Plan, *, resume: bool) -> Checkpoint:
         """Start a new checkpoint, or (``resume``) read an existing one for this plan.
 
         A new checkpoint never replaces a file; resuming a file that does not exist yet

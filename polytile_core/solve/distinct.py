@@ -5,7 +5,6 @@ which symmetries count)."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Sequence
 
 import attrs
@@ -22,7 +21,7 @@ from polytile_core.model.symmetry import (
 )
 from polytile_core.model.zero_one import Model
 from polytile_core.output.results import Solution, Termination
-from polytile_core.solve.collect import Collector
+from polytile_core.solve.context import RunContext
 from polytile_core.solve.outcome import Outcome
 
 
@@ -69,7 +68,7 @@ def canonical_filter(plan: Plan, model: Model) -> Callable[[Solution], bool] | N
     return lambda solution: is_canonical(region, solution, symmetries)
 
 
-def with_distinct(plan: Plan, model: Model, result: Outcome, collector: Collector, stop: threading.Event) -> Outcome:
+def with_distinct(plan: Plan, model: Model, result: Outcome, context: RunContext) -> Outcome:
     """Add the count up to symmetry, when the backend has not: in mode all the solutions
     the canonical filter accepted, in mode count Burnside's lemma (``count`` stays raw)."""
     if result.distinct_count is not None:
@@ -82,19 +81,19 @@ def with_distinct(plan: Plan, model: Model, result: Outcome, collector: Collecto
     elif result.count == 0:
         return attrs.evolve(result, distinct_count=0)
     elif plan.settings.mode == "all":
-        if collector.accept is None:
+        if context.collector.accept is None:
             why = "not counted: the model has no placements to compare"
         else:
-            return attrs.evolve(result, distinct_count=collector.accepted)
+            return attrs.evolve(result, distinct_count=context.collector.accepted)
     else:
-        distinct = _burnside_count(plan, model, result.count, stop)
+        distinct = _burnside_count(plan, model, result.count, context)
         if distinct is not None:
             return attrs.evolve(result, distinct_count=distinct, details={**result.details, "distinct": "burnside"})
         why = "not counted: the model declares no symmetries, or a fixed-solution count did not complete"
     return attrs.evolve(result, details={**result.details, "distinct": why})
 
 
-def _burnside_count(plan: Plan, model: Model, raw: int | None, stop: threading.Event) -> int | None:
+def _burnside_count(plan: Plan, model: Model, raw: int | None, context: RunContext) -> int | None:
     """Classes = the average over the symmetries of the solutions each one fixes, each
     counted by the plan's backend on a smaller model (``symmetry.fixed_model``)."""
     try:
@@ -104,12 +103,12 @@ def _burnside_count(plan: Plan, model: Model, raw: int | None, stop: threading.E
     if not group or raw is None:
         return None
     assert plan.backend is not None, "backend auto is resolved before counting"
-    backend = plan.backend.provides(plan.backend_options)
-    settings = attrs.evolve(plan.settings, mode="count", distinct=False)
+    backend = plan.backend.provides(plan.backend.options)
     fixes = [raw]
     for permutation in group[1:]:
         fixed, _ = fixed_model(model, permutation)
-        answer = backend.solve(fixed, settings, lambda ones: None, stop)
+        settings = attrs.evolve(plan.settings, mode="count", distinct=False, time_limit=context.deadline.left())
+        answer = backend.solve(fixed, settings, lambda ones: None, context.stop)
         if answer.termination != Termination.COMPLETED or answer.count is None:
             return None
         fixes.append(answer.count)

@@ -1,211 +1,185 @@
-"""Race several ways to the same answer in separate processes; the first answer wins.
+"""Find one tiling by racing the routes: the first answer wins.
 
-Each entrant runs ``target(*args)`` in a fresh interpreter of its own
-(``python -m polytile_core.solve.race``, started like multiprocessing's spawn, never forked
-from this process, and never re-importing the caller's main script, so an embedding
-program needs no ``__main__`` guard).  The first return value that ``is_answer``
-accepts wins, and every other process is killed at once: a solver deep in C cannot
-be asked to stop across processes.
-
-No process outlives the race.  The caller kills them when the race ends, however it
-ends (an answer, ``stop``, the deadline, Ctrl-C: the racers run in a session of their
-own, so a terminal's Ctrl-C reaches only the caller, who then kills them).  And a
-racer's standard input is its *lifeline*: the caller never closes it, so when the
-caller dies, even by SIGKILL, the racer reads end-of-file and exits at once.
+With ``backend = "auto"`` and several routes that may be best (``route.Routing.race``),
+the best one first runs in this process for a short head start (a small problem is
+solved before any process starts); then every route runs at once, each in a process of
+its own (``polytile_core.solve.racers``), with the splits that can prove without search
+that there is no tiling asked here, on this process's model.  ``details.route`` says
+what was done, with each route's time and outcome.
 """
 
 from __future__ import annotations
 
-import multiprocessing.connection
-import os
-import pickle
-import subprocess
-import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
-from typing import IO, Any
 
 import attrs
 
-# Seconds between looks at ``stop`` and the deadline while waiting for an answer.
-POLL = 0.05
+from polytile_core.config.pipeline import Plan
+from polytile_core.host.capabilities import AUTO
+from polytile_core.model.parts import SplitTooLarge
+from polytile_core.model.zero_one import BuildStopped, Model, build_limits
+from polytile_core.output.results import Found, Result, Termination, answer_fields
+from polytile_core.solve.collect import Collector, default_keep
+from polytile_core.solve.context import Deadline, RunContext
+from polytile_core.solve.outcome import Outcome
+from polytile_core.solve.prepare import configure, prepared_model
+from polytile_core.solve.racers import Entrant, Lap, race
+from polytile_core.solve.result import result_of
+from polytile_core.solve.route import Route, Routing
+from polytile_core.solve.state import RunState
+from polytile_core.solve.whole import solve_routed
+
+# Seconds the best route of a race runs in this process before any process is started:
+# enough for the problems an embedding program solves by the thousand (a 2x4 board takes
+# well under a millisecond) and for most that exact cover solves at once, little next to
+# a race's start (fresh interpreters that import the solvers and build the model again).
+HEAD_START = 1.0
 
 
-@attrs.frozen
-class Entrant:
-    """One way to the answer: a name for reports and a picklable call."""
-
-    name: str
-    target: Callable[..., Any]
-    args: tuple = ()
-
-
-@attrs.frozen
-class Lap:
-    """How one entrant's race ended: ``won``, ``stopped`` (another won, or the race was
-    stopped), ``finished`` (returned something that was not an answer) or ``error``."""
-
-    name: str
-    seconds: float
-    outcome: str
-    value: Any = None
-    error: str | None = None
-
-
-@attrs.define
-class _Racer:
-    entrant: Entrant
-    process: subprocess.Popen
-    lifeline: IO[bytes]  # the racer's standard input
-    answer: IO[bytes]  # its standard output
-    started: float
-
-
-def _start(entrant: Entrant) -> _Racer:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "polytile_core.solve.race"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        # A racer says what went wrong in its answer; what else it would print (a solver's
-        # log, Python's complaints while it is killed) would only clutter the caller's terminal.
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    assert process.stdin is not None and process.stdout is not None
-    call = pickle.dumps((entrant.target, entrant.args))
-    try:
-        process.stdin.write(pickle.dumps((sys.path, call)))
-        process.stdin.flush()  # stdin stays open: it is the racer's lifeline
-    except BrokenPipeError:
-        pass  # the racer died at once; its missing answer is reported as its lap
-    return _Racer(entrant, process, process.stdin, process.stdout, time.perf_counter())
-
-
-def race(
-    entrants: Sequence[Entrant],
-    is_answer: Callable[[Any], bool],
-    stop: threading.Event,
-    deadline: float | None = None,
-    here: Sequence[Entrant] = (),
-) -> tuple[Lap | None, list[Lap]]:
-    """Run every entrant at once; return the winning lap (``None`` when none answered
-    before ``stop`` or the ``deadline``, a ``time.perf_counter()`` value) and every lap,
-    in the entrants' order, then those of ``here``: calls made in this process, one
-    after the other in a thread of their own while the racers run (what they need may
-    already be here, such as a model).  They cannot be stopped, so they must be bounded;
-    the race does not wait for them once it has a winner.  Racers are read as they finish."""
-    racers: list[_Racer] = []
-    laps: dict[int, Lap] = {}
-    winner: Lap | None = None
-    extra: list[Lap] = []
-    here_done = threading.Event()
-    try:
-        for entrant in entrants:
-            racers.append(_start(entrant))
-        if here:
-            threading.Thread(
-                target=_run_here, args=(here, extra, here_done), name="polytile-race-here", daemon=True
-            ).start()
-        else:
-            here_done.set()
-        waiting: dict[Any, int] = {racer.answer: index for index, racer in enumerate(racers)}
-        checked = 0  # laps of ``extra`` already looked at
-        while (waiting or not here_done.is_set()) and winner is None and not stop.is_set():
-            if deadline is not None and time.perf_counter() >= deadline:
-                break
-            if waiting:
-                ready_ones = multiprocessing.connection.wait(list(waiting), timeout=POLL)
-            else:
-                here_done.wait(POLL)
-                ready_ones = []
-            for ready in ready_ones:
-                index = waiting.pop(ready)
-                lap = _lap(racers[index])
-                if lap.outcome == "finished" and is_answer(lap.value):
-                    lap = attrs.evolve(lap, outcome="won")
-                    winner = lap
-                laps[index] = lap
-            for number in range(checked, len(extra)):
-                lap = extra[number]
-                if winner is None and lap.outcome == "finished" and is_answer(lap.value):
-                    winner = extra[number] = attrs.evolve(lap, outcome="won")
-            checked = len(extra)
-    finally:
-        now = time.perf_counter()
-        for racer in racers:
-            if racer.process.poll() is None:
-                racer.process.kill()
-        for index, racer in enumerate(racers):
-            racer.process.wait()
-            racer.lifeline.close()
-            racer.answer.close()
-            if index not in laps:
-                laps[index] = Lap(racer.entrant.name, now - racer.started, "stopped")
-    ran_here = list(extra)
-    ran_here += [Lap(entrant.name, 0.0, "stopped") for entrant in here[len(ran_here) :]]
-    return winner, [laps[index] for index in range(len(racers))] + ran_here
-
-
-def _run_here(here: Sequence[Entrant], laps: list[Lap], done: threading.Event) -> None:
-    """Make the calls of ``here`` one after the other, appending a lap for each."""
-    try:
-        for entrant in here:
-            started = time.perf_counter()
-            try:
-                value = entrant.target(*entrant.args)
-            except Exception as exc:  # reported as this entrant's lap, like a racer's error
-                error = f"{type(exc).__name__}: {exc}"
-                laps.append(Lap(entrant.name, time.perf_counter() - started, "error", error=error))
-                continue
-            laps.append(Lap(entrant.name, time.perf_counter() - started, "finished", value))
-    finally:
-        done.set()
-
-
-def _lap(racer: _Racer) -> Lap:
-    """Read what a racer sent (it writes once, then exits)."""
-    data = racer.answer.read()
-    seconds = time.perf_counter() - racer.started
-    try:
-        kind, value = pickle.loads(data)
-    except Exception:  # nothing, or a torn message: the racer died on the way
-        code = racer.process.wait()
-        return Lap(
-            racer.entrant.name, seconds, "error", error=f"the process ended without an answer (exit code {code})"
+def race_routes(plan: Plan, model: Model, routing: Routing, context: RunContext, *, head_start: bool) -> Outcome:
+    """Find one tiling: the best route in this process for ``HEAD_START`` seconds (when
+    ``head_start``), then every route at once in processes; the first answer wins and
+    the others are killed."""
+    started = time.perf_counter()
+    best = routing.routes[0]
+    laps = []
+    if head_start:
+        head_plan = _racer_plan(plan, best)
+        head = solve_routed(head_plan, model, attrs.evolve(context, deadline=context.deadline.within(HEAD_START)))
+        answered = head.termination == Termination.COMPLETED and head.found != Found.NONE
+        if answered or context.ended():
+            how = f"answered in this process within the {HEAD_START:g} s head start, before any race"
+            if not answered:
+                how = "stopped in the head start, before any race"
+            return _on_route(head, {**best.report(plan), "how": how}, backend=best.backend.name)
+        laps.append(
+            {
+                "route": best.name,
+                "seconds": round(time.perf_counter() - started, 3),
+                "outcome": f"head start: no answer in {HEAD_START:g} s",
+            }
         )
-    if kind == "error":
-        return Lap(racer.entrant.name, seconds, "error", error=value)
-    return Lap(racer.entrant.name, seconds, "finished", value)
+    entrants = [
+        Entrant(route.name, run_route, (_racer_plan(plan, route, context.deadline),)) for route in routing.routes
+    ]
+    reports = [route.report(plan) for route in routing.routes]
+    # A split raced as a route gives its certificate itself; the others are asked here,
+    # on this process's model, while the racers start.
+    raced = {route.split.name for route in routing.routes if route.split is not None}
+    here = []
+    for split in routing.certificates:
+        if split.name not in raced:
+            name = f"{split.name} certificate"
+            certifier = _racer_plan(plan, Route(best.backend, split), context.deadline)
+            here.append(Entrant(name, certify, (certifier, model)))
+            reports.append({"name": name, "split": split.name, "why": "a proof without search that there is no tiling"})
+    winner, race_laps = race(entrants, _is_answer, context.stop, context.deadline.at, here)
+    laps += [_lap_report(lap) for lap in race_laps]
+    if winner is not None:
+        for solution in winner.value.solutions:
+            context.collector.add(solution)
+        report = reports[[lap.name for lap in race_laps].index(winner.name)]
+        how = f"won a race of {len(race_laps)} in {winner.seconds:.2f} s"
+        return _on_route(_outcome_of(winner.value), {**report, "how": how, "race": laps})
+    none_started = all(lap.error is not None and lap.error.startswith("the process ended") for lap in race_laps)
+    if none_started and not context.stop.is_set():
+        # No process could run: the best route runs here, as a named backend would.
+        fallback = solve_routed(_racer_plan(plan, best), model, context)
+        how = "the race's processes did not start; ran in this process"
+        return _on_route(fallback, {**best.report(plan), "how": how, "race": laps}, backend=best.backend.name)
+    errors = [lap for lap in race_laps if lap.error is not None]
+    if context.stop.is_set():
+        termination, message = Termination.INTERRUPTED, ""
+    elif errors and len(errors) == len(race_laps):
+        termination = Termination.ERROR
+        message = "every route failed: " + "; ".join(f"{lap.name}: {lap.error}" for lap in errors)
+    else:
+        termination, message = Termination.TIME_LIMIT, ""
+    route_report = {"name": "none", "how": f"no route of {len(race_laps)} answered", "race": laps}
+    return Outcome(termination, Found.NONE, "race: no answer", message=message, details={"route": route_report})
 
 
-def _exit_when_orphaned(lifeline) -> None:
-    """End this racer as soon as the caller's end of the lifeline is closed."""
+def run_route(plan: Plan) -> Result:
+    """What a racer runs in its own process: the plan on its one route (its backend and
+    split, chosen), from the build to the Result, within the plan's time limit.  The race
+    kills it when it ends, so it watches no stop of its own."""
+    started = time.perf_counter()
+    context = RunContext(
+        threading.Event(), Deadline.after(plan.settings.time_limit), Collector(default_keep(plan), None), RunState()
+    )
+    model = None
     try:
-        while lifeline.read(1 << 16):
-            pass
-    except OSError:
-        pass
-    os._exit(1)
+        with build_limits(context.deadline.at, context.stop):
+            model = prepared_model(plan)
+            configure(context.collector, plan, model)
+            outcome = solve_routed(plan, model, context)
+    except BuildStopped as stopped:
+        outcome = Outcome(Termination(stopped.reason), Found.NONE, "not solved")
+    return result_of(plan, model, outcome, context.collector, started)
 
 
-def _serve() -> None:
-    """The body of a racing process: read the call, run it, send back the value or the error."""
-    answer = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
-    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # a solver's log must not mix into the answer
-    lifeline = sys.stdin.buffer
-    path, call = pickle.load(lifeline)
-    sys.path[:] = path
-    threading.Thread(target=_exit_when_orphaned, args=(lifeline,), name="polytile-lifeline", daemon=True).start()
+def certify(plan: Plan, model: Model) -> Result:
+    """A split's proof that there is no tiling, found without search (run in this
+    process while the racers run), or a result that is no answer (also when the split
+    is too large to analyse: its analysis is bounded by size)."""
+    assert plan.split is not None
     try:
-        target, args = pickle.loads(call)
-        message = ("value", target(*args))
-    except BaseException as exc:  # sent to the caller, who reports it as this entrant's lap
-        message = ("error", f"{type(exc).__name__}: {exc}".rstrip(": "))
-    answer.write(pickle.dumps(message))
-    answer.close()
-    os._exit(0)
+        split = plan.split.provides.split(plan.tiling_problem(), model, plan.build, plan.split.options, jobs=plan.jobs)
+    except SplitTooLarge as exc:
+        return _certificate(plan, Found.NONE, "no certificate", exc.message)
+    if split.impossible:
+        return _certificate(plan, Found.INFEASIBLE, "no subproblem", split.impossible)
+    return _certificate(plan, Found.NONE, "no certificate")
 
 
-if __name__ == "__main__":
-    _serve()
+def _certificate(plan: Plan, found: Found, raw_status: str, message: str = "") -> Result:
+    mode = plan.settings.mode
+    return Result(Termination.COMPLETED, found, raw_status, mode=mode, backend=AUTO, message=message)
+
+
+def _is_answer(result: Result) -> bool:
+    """A tiling found, or a complete proof that there is none: either ends a race."""
+    answers = (Found.FEASIBLE, Found.OPTIMAL, Found.INFEASIBLE)
+    return result.termination == Termination.COMPLETED and result.found in answers
+
+
+def _racer_plan(plan: Plan, route: Route, deadline: Deadline | None = None) -> Plan:
+    """The plan one route runs on its own: that backend and split, one part at a time
+    (the race already spreads the routes over the cores); in a process of its own, it
+    has the time left until ``deadline``."""
+    assert plan.candidates is not None
+    racer = attrs.evolve(
+        route.applied(plan),
+        jobs=1,
+        executor=plan.candidates.in_process_executor,
+        candidates=None,
+    )
+    if deadline is None:
+        return racer
+    return attrs.evolve(racer, settings=attrs.evolve(racer.settings, time_limit=deadline.left()))
+
+
+def _lap_report(lap: Lap) -> dict:
+    outcome = lap.outcome
+    if lap.error is not None:
+        outcome = f"error: {lap.error}"
+    elif outcome == "finished":
+        outcome = f"no answer ({lap.value.termination.value}: {lap.value.raw_status})"
+    return {"route": lap.name, "seconds": round(lap.seconds, 3), "outcome": outcome}
+
+
+def _outcome_of(result: Result) -> Outcome:
+    """A racer's Result as the outcome of this run (its solutions go to the collector)."""
+    return Outcome(
+        **answer_fields(result),
+        message=result.message,
+        subproblems=result.subproblems,
+        details=result.details,
+        backend=result.backend,
+    )
+
+
+def _on_route(outcome: Outcome, route: dict, *, backend: str | None = None) -> Outcome:
+    """The outcome with the route it took in its details (and the backend that answered)."""
+    return attrs.evolve(outcome, details={**outcome.details, "route": route}, backend=backend or outcome.backend)

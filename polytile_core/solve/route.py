@@ -19,10 +19,10 @@ import logging
 
 import attrs
 
-from polytile_core.config.pipeline import Candidates, Plan
+from polytile_core.config.pipeline import Candidates, Chosen, Plan
 from polytile_core.convert import CONVERTER
 from polytile_core.errors import InputError
-from polytile_core.host.registry import Registration
+from polytile_core.solve.outcome import Outcome
 
 # Routes raced per job (per usable core, by default): a route that waits on another's
 # core still starts, and the routes that would lose are stopped as soon as one wins.
@@ -35,8 +35,8 @@ RACE_WIDTH_PER_JOB_LARGE_MODEL = 1
 class Route:
     """One way to solve: a split (or none) and a backend, with the reason it was chosen."""
 
-    backend: Registration
-    split: Registration | None = None
+    backend: Chosen
+    split: Chosen | None = None
     rank: int = 0
     why: str = ""
 
@@ -45,22 +45,14 @@ class Route:
         return f"{self.split.name} + {self.backend.name}" if self.split else self.backend.name
 
     def applied(self, plan: Plan) -> Plan:
-        """The plan with this route's backend and split (and their options) filled in."""
-        chosen = plan.candidates.options if plan.candidates else {}
-        changes: dict = {
-            "backend": self.backend,
-            "backend_options": chosen.get(self.backend.name, plan.backend_options),
-        }
-        if self.split is not plan.split:
-            changes |= {"split": self.split, "split_options": chosen.get(self.split.name) if self.split else None}
-        return attrs.evolve(plan, **changes)
+        """The plan with this route's backend and split (each with its options)."""
+        return attrs.evolve(plan, backend=self.backend, split=self.split)
 
     def report(self, plan: Plan) -> dict:
         """What ``details.route`` says of this route."""
-        chosen = self.applied(plan)
-        options = {self.backend.name: CONVERTER.unstructure(chosen.backend_options)}
+        options = {self.backend.name: CONVERTER.unstructure(self.backend.options)}
         if self.split is not None:
-            options[self.split.name] = CONVERTER.unstructure(chosen.split_options)
+            options[self.split.name] = CONVERTER.unstructure(self.split.options)
         report: dict[str, object] = {"name": self.name, "backend": self.backend.name, "why": self.why}
         if self.split is not None:
             report["split"] = self.split.name
@@ -75,11 +67,11 @@ class Routing:
 
     routes: tuple[Route, ...]
     race: bool
-    certificates: tuple[Registration, ...] = ()
+    certificates: tuple[Chosen, ...] = ()
     passed_over: tuple[str, ...] = ()
 
 
-def _fitting(candidates: Candidates, mode: str, features: frozenset[str]) -> list[Registration]:
+def _fitting(candidates: Candidates, mode: str, features: frozenset[str]) -> list[Chosen]:
     fit = [reg for reg in candidates.backends if reg.capabilities.fits(mode, features)]
     return sorted(fit, key=lambda reg: (-reg.capabilities.rank[mode], reg.name))
 
@@ -168,7 +160,7 @@ def _routing(plan: Plan, features: frozenset[str], large_model: bool) -> Routing
     return Routing((routes[0],), False, (), passed_over)
 
 
-def _why_not(reg: Registration, mode: str, features: frozenset[str]) -> str:
+def _why_not(reg: Chosen, mode: str, features: frozenset[str]) -> str:
     capabilities = reg.capabilities
     if mode not in capabilities.rank:
         return f"not ranked for mode {mode}"
@@ -182,3 +174,15 @@ def _nothing_fits(mode: str, features: frozenset[str], passed_over: tuple[str, .
         "name one with solve.backend",
         path="solve.backend",
     )
+
+
+def on_one_route(outcome: Outcome, plan: Plan, routing: Routing | None) -> Outcome:
+    """The outcome of a run on one route, saying which (chosen by auto, or named)."""
+    assert plan.backend is not None
+    if routing is not None:
+        route = routing.routes[0]
+        report = {**route.report(plan), "how": f"chosen by auto: {route.why}"}
+    else:
+        named = Route(plan.backend, plan.split, why=plan.backend_why)
+        report = {**named.report(plan), "how": named.why}
+    return attrs.evolve(outcome, details={**outcome.details, "route": report}, backend=plan.backend.name)

@@ -26,7 +26,7 @@ from polytile_core.output.results import Found, Termination
 from polytile_core.solve import run as run_module
 from polytile_core.solve.route import choose
 from polytile_core.solve.run import run
-from polytile_core.testing import placement_problems
+from polytile_core.testing import count_tilings_brute_force, placement_problems
 
 ROOT = Path(__file__).parents[2]
 PAPER = ROOT / "examples" / "paper"
@@ -90,7 +90,7 @@ def test_an_optimisation_takes_its_problems_own_backend_else_an_ilp_backend_that
     plan = api.plan(None, [api.family("tetrominoes")], problem="enclose", host=host)
     # The enclose builder declares its problem's own backend: auto takes it.
     assert plan.candidates is None and plan.backend_why == "the enclose problem's own backend"
-    assert plan.backend is host.get("backends", plan.backend.name)
+    assert plan.backend.registration is host.get("backends", plan.backend.name)
     # Without that declaration auto chooses by capabilities: an ILP backend that optimises.
     candidates = api.plan(L_2X4, [L_PIECE], host=host).candidates
     routing = choose(attrs.evolve(plan, backend=None, candidates=candidates), model_features(plan.build()))
@@ -213,7 +213,7 @@ def test_a_race_won_early_leaves_no_process_behind(monkeypatch):
     assert {child.pid for child in psutil.Process().children(recursive=True)} == before
     check_tiling(plan, result)
     route = result.details["route"]
-    assert route["how"].startswith("won a race of 3")  # a large model: one route per job, and the certificate
+    assert route["how"].startswith("won a race of 4")  # a large model: one route per job, and two certificates
     outcomes = sorted(lap["outcome"] for lap in route["race"])
     assert outcomes.count("won") == 1, route["race"]
 
@@ -352,3 +352,23 @@ def test_a_streamed_result_file_of_an_auto_run_names_the_backend_that_answered(t
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert lines[0]["backend"] == "auto" and lines[-1]["backend"] == "exactcover"
     assert lines[-1]["count"] == 2  # docs/oracles.md: Garvie & Burkardt 2022, intro
+
+
+def test_a_three_colouring_certificate_proves_what_the_checkerboard_cannot(monkeypatch):
+    _no_head_start(monkeypatch)
+    # Golomb (1954): straight trominoes tile an 8x8 board less one cell only for the four
+    # cells the (x + y) and (x - y) mod 3 colourings both allow; a corner is not one.
+    # The brute force is the independent check, and the certificate never claims falsely.
+    straight = api.piece("I3", ["###"], unlimited=True)
+    for hole, tilings in (((0, 0), 0), ((2, 2), None)):
+        rows = ["".join("." if (x, y) == hole else "#" for x in range(8)) for y in range(8)]
+        plan = api.plan(rows, [straight], jobs=1)
+        result = api.solve(plan)
+        if tilings == 0:
+            assert count_tilings_brute_force(plan.region.cells, plan.pieces) == 0
+            assert (result.termination, result.found) == (Termination.COMPLETED, Found.INFEASIBLE)
+            assert "3-colouring" in result.message
+            assert result.details["route"]["name"] == "colours certificate"
+        else:
+            assert result.found == Found.FEASIBLE
+            check_tiling(plan, result)

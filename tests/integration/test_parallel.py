@@ -211,9 +211,9 @@ def test_reports_of_a_huge_split_are_capped_and_say_so(monkeypatch):
 
 def test_speedup_measures_follow_the_paper():
     reports = (
-        SubproblemReport("a", Termination.COMPLETED, Found.FEASIBLE, 1, 2.0),
-        SubproblemReport("b", Termination.COMPLETED, Found.INFEASIBLE, 0, 4.0),
-        SubproblemReport("c", Termination.COMPLETED, Found.FEASIBLE, 3, 1.0),
+        SubproblemReport(Termination.COMPLETED, Found.FEASIBLE, count=1, key="a", seconds=2.0),
+        SubproblemReport(Termination.COMPLETED, Found.INFEASIBLE, count=0, key="b", seconds=4.0),
+        SubproblemReport(Termination.COMPLETED, Found.FEASIBLE, count=3, key="c", seconds=1.0),
     )
     measures = split.speedup_measures(8.0, reports)
     assert measures["speedup_all"] == 2.0  # 8 / max(2, 4, 1)

@@ -19,7 +19,7 @@ import pytest
 from polytile_core import api
 from polytile_core.cli.progress import ProgressLine, elapsed_text, progress_text
 from polytile_core.host.contracts import listen_to_progress, report_progress
-from polytile_core.output.resultfile import read_result
+from polytile_core.output.reading import read_result
 from polytile_core.solve.run import run
 from polytile_core.solve.state import Progress
 

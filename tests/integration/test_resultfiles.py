@@ -12,7 +12,8 @@ from polytile_core import api
 from polytile_core.cli.commands import render as render_command
 from polytile_core.cli.commands import solve as solve_command
 from polytile_core.cli.main import main
-from polytile_core.output.resultfile import read_result, write_result
+from polytile_core.output.reading import read_result
+from polytile_core.output.resultfile import write_result
 from polytile_core.solve.run import run
 
 ROOT = Path(__file__).parents[2]

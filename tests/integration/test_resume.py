@@ -18,7 +18,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -237,7 +236,7 @@ def test_a_part_that_crashes_is_named_and_the_total_withheld_then_resume_finishe
     pipeline, path = write(tmp_path, L_2X4), tmp_path / "run.ckpt"
     host = Host(plugins=[FailsOnePartPlugin])
     plan = load_plan(pipeline, host, {"backend": "fails-one-part"})
-    result = run(attrs.evolve(plan, checkpoint=Checkpoint.open(path, plan, resume=False)))
+    result = run(plan, checkpoint=Checkpoint.open(path, plan, resume=False))
     assert result.termination == Termination.ERROR
     assert result.count is None  # no total claimed with a part missing
     assert "'L:a=0 L:b=2' failed" in result.message and "incomplete" in result.message
@@ -246,7 +245,7 @@ def test_a_part_that_crashes_is_named_and_the_total_withheld_then_resume_finishe
 
     # The same pipeline with a backend that works: only the failed part is solved again.
     plan = load_plan(pipeline, host)
-    result = run(attrs.evolve(plan, checkpoint=Checkpoint.open(path, plan, resume=True)))
+    result = run(plan, checkpoint=Checkpoint.open(path, plan, resume=True))
     assert result.termination == Termination.COMPLETED
     assert result.count == 2
     assert result.details["parts_from_checkpoint"] == 2
@@ -277,7 +276,7 @@ def test_a_pool_worker_that_dies_loses_no_part(tmp_path):
     )
     host = Host(plugins=[KillsItsProcessPlugin])
     plan = load_plan(pipeline, host, {"backend": "kills-its-process"})
-    result = run(attrs.evolve(plan, checkpoint=Checkpoint.open(path, plan, resume=False)))
+    result = run(plan, checkpoint=Checkpoint.open(path, plan, resume=False))
     assert result.termination == Termination.ERROR and result.count is None
     failed = {part.key for part in result.subproblems if part.error}
     assert "L:a=0 L:b=2" in failed
@@ -285,7 +284,7 @@ def test_a_pool_worker_that_dies_loses_no_part(tmp_path):
     assert not failed & recorded
 
     plan = load_plan(pipeline, host)
-    result = run(attrs.evolve(plan, checkpoint=Checkpoint.open(path, plan, resume=True)))
+    result = run(plan, checkpoint=Checkpoint.open(path, plan, resume=True))
     assert result.termination == Termination.COMPLETED and result.count == 2
     assert result.details["parts_from_checkpoint"] == len(recorded)
     assert sorted(record["key"] for record in records(path)) == KEYS_2X4

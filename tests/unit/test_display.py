@@ -15,7 +15,7 @@ from polytile_core.output.results import Found, PlacedPiece, Result, Solution, T
 
 DOMINOES = Solution((PlacedPiece("D", ((0, 0), (1, 0))), PlacedPiece("E", ((0, 1), (1, 1)))))
 RESULT = Result(
-    Termination.COMPLETED, Found.FEASIBLE, "all", "cpsat", count=30, solutions=(DOMINOES,) * 30,
+    Termination.COMPLETED, Found.FEASIBLE, mode="all", backend="cpsat", count=30, solutions=(DOMINOES,) * 30,
     region=((0, 0), (1, 0), (0, 1), (1, 1)),
 )  # fmt: skip
 

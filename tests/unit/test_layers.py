@@ -80,3 +80,12 @@ def test_a_plugin_imports_the_core_only_through_its_facade(path):
 def test_every_room_is_listed():
     rooms = {room(module_name(path)) for path in MODULES}
     assert rooms <= set(LAYERS) | GROUND, "a new room needs its place in LAYERS"
+
+
+def test_no_step_of_a_run_calls_back_into_the_run():
+    """``solve/run.py`` calls each step of a run in its module (docs/architecture.md);
+    a step that imported ``run`` back would make the flow go both ways."""
+    for path in sorted((CORE / "solve").glob("*.py")):
+        if path.name != "run.py":
+            for name, line, _ in core_imports(path):
+                assert name != "polytile_core.solve.run", f"{path.name}:{line} imports the run it is a step of"

@@ -10,7 +10,9 @@ from polytile_core.errors import InputError
 from polytile_core.output.results import Found, Termination
 from polytile_core.solve import distinct
 from polytile_core.solve.collect import Collector
+from polytile_core.solve.context import Deadline, RunContext
 from polytile_core.solve.outcome import Outcome
+from polytile_core.solve.state import RunState
 
 L_TETROMINO = api.piece("L", ["#.", "#.", "##"], count=2)
 
@@ -23,7 +25,9 @@ def test_a_symmetry_the_model_does_not_have_is_an_input_error():
     model.symmetries = [tuple(range(model.num_variables)), tuple(swapped)]
     counted = Outcome(Termination.COMPLETED, Found.FEASIBLE, count=2)
     with pytest.raises(InputError, match="cannot count up to symmetry") as error:
-        distinct.with_distinct(plan, model, counted, Collector(0, None), threading.Event())
+        distinct.with_distinct(
+            plan, model, counted, RunContext(threading.Event(), Deadline(), Collector(0, None), RunState())
+        )
     assert error.value.path == "solve.distinct"
 
 

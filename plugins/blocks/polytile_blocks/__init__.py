@@ -162,7 +162,7 @@ class BlocksSplit:
                 block, reason = block_problem(problem, cut)
                 details = {"blocks": len(cut.origins), "block": f"{cut.width}x{cut.height}"}
                 if block is None:
-                    yield Part(cut.key, Model(name="empty"), {**details, "empty": reason})
+                    yield Part(cut.key, Model(name="empty"), details, empty=reason)
                 else:
                     details["copies per block"] = {piece.name: _copies(piece) for piece in block.pieces}
                     yield Part(cut.key, build(block), details, cut.origins)

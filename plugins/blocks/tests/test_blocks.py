@@ -10,7 +10,7 @@ import polytile_exactcover
 import pytest
 from polytile_blocks import BlocksSplit, cuts, share
 
-from polytile_core.config.pipeline import load_plan, make_plan
+from polytile_core.config.pipeline import make_plan, read_pipeline
 from polytile_core.config.schema import PieceSpec, Pipeline, RegionSpec, SolveSpec, SplitSpec
 from polytile_core.errors import InputError
 from polytile_core.host.builtin import CLASSIC_FAMILIES
@@ -143,12 +143,10 @@ def test_transposed_blocks_are_tried_once_for_free_pieces():
 def test_the_30x40_paper_instance_is_tiled_from_6x10_blocks_with_exact_cover():
     # Garvie & Burkardt 2020, Figure 12: twenty of each pentomino in a 30x40 rectangle.
     host = Host(autoload=False, plugins=[polytile_blocks, polytile_checkerboard, polytile_exactcover])
-    plan = load_plan(
-        EXAMPLES / "paper" / "gb2020-fig12.toml",
-        host,
-        {"backend": "exactcover", "executor": "thread", "time_limit": 120},
-    )
-    result = run(attrs.evolve(plan, split=host.get("decomposers", "blocks"), split_options=None))
+    pipeline = read_pipeline(EXAMPLES / "paper" / "gb2020-fig12.toml")
+    solve = attrs.evolve(pipeline.solve, backend="exactcover", executor="thread", time_limit=120)
+    plan = make_plan(attrs.evolve(pipeline, solve=solve, split=SplitSpec(method="blocks")), host)
+    result = run(plan)
     assert result.found == Found.FEASIBLE
     (solution,) = result.solutions
     assert solution.part.startswith("20 blocks")

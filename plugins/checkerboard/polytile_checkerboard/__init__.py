@@ -114,11 +114,11 @@ class VariantParts:
 
     def part(self, counts: tuple[int, ...], details: dict[str, object]) -> Part:
         """The subproblem of ``counts``: removed before search (no model built) when
-        ``why_empty`` says so, with the reason in ``details["empty"]``."""
+        ``why_empty`` says so, with the reason in ``Part.empty``."""
         key = part_key(self.variants, counts)
         reason = self.why_empty(counts)
         if reason:
-            return Part(key, Model(name="empty"), {**details, "empty": reason})
+            return Part(key, Model(name="empty"), details, empty=reason)
         return Part(key, self.model(counts), details)
 
     def model(self, counts: tuple[int, ...]) -> Model:

@@ -163,7 +163,7 @@ def empty_subproblems(split):
     """Subproblems with no tiling: removed before search, or proved infeasible by CP-SAT."""
     empty = 0
     for part in split.parts:
-        if part.details.get("empty"):
+        if part.empty is not None:
             empty += 1
             continue
         answer = CpsatBackend().solve(

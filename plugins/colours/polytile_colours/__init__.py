@@ -153,7 +153,9 @@ def polytile_register_decomposers(register: Register[Decomposer]) -> None:
         ColoursSplit(),
         options=ColoursOptions,
         help="k-colour split into independent subproblems (Garvie & Burkardt 2026; colours = 2 is the checkerboard)",
-        # Its parts add a count row per variant.  Not raced by auto: its colour-count
-        # tables are bounded, but it has not been measured to win (benchmarks/colours.py).
-        capabilities=DecomposerCapabilities(part_features={"count rows"}),
+        # Its parts add a count row per variant.  Not raced by auto as a route: it has not
+        # been measured to find tilings sooner (benchmarks/colours.py).  But its proof that
+        # there is none is asked while a race runs (``certificate``): 3 colours prove what 2
+        # cannot (examples/trominoes-20x20-corner.toml), and its tables are bounded.
+        capabilities=DecomposerCapabilities(part_features={"count rows"}, certificate=True),
     )

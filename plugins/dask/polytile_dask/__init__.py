@@ -17,11 +17,20 @@ import contextlib
 import logging
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import attrs
 
-from polytile_core.plugin import ExecutorFactory, InputError, Register, doc, hookimpl
+from polytile_core.plugin import ExecutorFactory, Flag, InputError, Register, doc, hookimpl
+
+if TYPE_CHECKING:  # distributed is imported when a run needs it (polytile commands load every plugin)
+    from distributed import Client, LocalCluster
+    from distributed import Future as DaskFuture
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 SCHEMES = ("tcp://", "tls://", "inproc://", "ucx://", "ws://", "wss://")
 
@@ -70,16 +79,16 @@ class DaskExecutor(concurrent.futures.Executor):
     waiting for answers that cannot come.
     """
 
-    def __init__(self, client, cluster=None):
+    def __init__(self, client: Client, cluster: LocalCluster | None = None):
         self.client = client
         self.cluster = cluster
-        self._pending: dict[concurrent.futures.Future, object] = {}
+        self._pending: dict[concurrent.futures.Future[Any], DaskFuture] = {}
         self._lock = threading.Lock()
         self._closed = threading.Event()
         threading.Thread(target=self._watch_client, name="polytile-dask-watch", daemon=True).start()
 
-    def submit(self, fn, /, *args, **kwargs) -> concurrent.futures.Future:
-        outcome: concurrent.futures.Future = concurrent.futures.Future()
+    def submit(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> concurrent.futures.Future[T]:
+        outcome: concurrent.futures.Future[T] = concurrent.futures.Future()
         try:
             # pure=False: two parts that happen to look alike are still two tasks.
             task = self.client.submit(fn, *args, pure=False, **kwargs)
@@ -91,7 +100,7 @@ class DaskExecutor(concurrent.futures.Executor):
         task.add_done_callback(lambda done: self._settle(outcome, done))
         return outcome
 
-    def _settle(self, outcome: concurrent.futures.Future, task) -> None:
+    def _settle(self, outcome: concurrent.futures.Future[Any], task: DaskFuture) -> None:
         """Hand a finished task's answer (or error) to the future the run waits on."""
         with self._lock:
             if self._pending.pop(outcome, None) is None:
@@ -169,7 +178,7 @@ def wait_for_file(path: Path, timeout: float) -> None:
         time.sleep(0.1)
 
 
-def local_cluster(workers: int, threads_per_worker: int = 1):
+def local_cluster(workers: int, threads_per_worker: int = 1) -> LocalCluster:
     """A Dask cluster on this machine: a scheduler in this process and ``workers`` worker
     processes, on 127.0.0.1 only, with no fixed ports and quiet logs, whose workers leave
     Ctrl-C to the run (``worker_setup``; what a run without a scheduler starts, and what the
@@ -219,4 +228,13 @@ def polytile_register_executors(register: Register[ExecutorFactory]) -> None:
         dask_executor,
         options=DaskOptions,
         help="a Dask distributed cluster (--scheduler tcp://HOST:PORT), or a local one with --jobs workers",
+    )
+
+
+@hookimpl
+def polytile_register_flags(register: Register[Flag]) -> None:
+    register(
+        "--scheduler",
+        Flag(of="executor", option="scheduler", metavar="ADDRESS"),
+        help="a Dask scheduler, tcp://HOST:PORT, for the parts (implies --executor dask)",
     )

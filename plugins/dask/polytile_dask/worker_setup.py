@@ -9,5 +9,5 @@ from __future__ import annotations
 import signal
 
 
-def dask_setup(worker) -> None:
+def dask_setup(worker: object) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)

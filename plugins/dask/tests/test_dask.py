@@ -95,7 +95,8 @@ def pipeline(tmp_path: Path, text: str) -> Path:
 
 
 def on_cluster(plan, address: str):
-    return attrs.evolve(plan, executor_options=attrs.evolve(plan.executor_options, scheduler=address))
+    options = attrs.evolve(plan.executor.options, scheduler=address)
+    return attrs.evolve(plan, executor=attrs.evolve(plan.executor, options=options))
 
 
 def cli(arguments: list[str]) -> tuple[int, str, str]:
@@ -287,7 +288,7 @@ def test_a_bad_scheduler_file_is_one_input_error(tmp_path, content, message):
     "flags, message",
     [
         (["--scheduler", "127.0.0.1:8786"], "expected an address such as tcp://HOST:8786"),
-        (["--scheduler", "tcp://127.0.0.1:8786", "--executor", "thread"], "takes no scheduler address"),
+        (["--scheduler", "tcp://127.0.0.1:8786", "--executor", "thread"], "takes no scheduler option"),
     ],
 )
 def test_bad_scheduler_flags_are_one_input_error(tmp_path, flags, message):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Iterable, Iterator
 
 from polytile_core.plugin import (
     SQUARE_SYMMETRIES,
@@ -26,7 +27,7 @@ from polytile_core.plugin import (
     kind_symmetries,
 )
 from polytile_enclosure.check import enclosed_pockets
-from polytile_enclosure.fence import BoundarySearch, Fenced, canonical
+from polytile_enclosure.fence import BoundarySearch, Fenced, Placements, canonical
 from polytile_enclosure.model import EnclosureProblem, interior_cells
 
 PROOF = {
@@ -150,7 +151,7 @@ class BoardFit:
             raise AssertionError("the automatic board cannot hold a fence the boundary search found (a sizing bug)")
         return None
 
-    def _shifts(self, cells: list[Cell]):
+    def _shifts(self, cells: list[Cell]) -> Iterator[Cell]:
         """Translations putting the fence on the board: flush with the top and left edges on a
         rectangle (where the grid model pins it), every one in the board's box otherwise."""
         low_x, low_y = min(x for x, _ in cells), min(y for _, y in cells)
@@ -163,11 +164,11 @@ class BoardFit:
                 yield dx, dy
 
     @staticmethod
-    def _moved(cells, symmetry: int, shift: Cell) -> frozenset[Cell]:
+    def _moved(cells: Iterable[Cell], symmetry: int, shift: Cell) -> frozenset[Cell]:
         turned = (SQUARE_SYMMETRIES[symmetry](x, y) for x, y in cells)
         return frozenset((x + shift[0], y + shift[1]) for x, y in turned)
 
-    def _placeable(self, name: str, cells) -> bool:
+    def _placeable(self, name: str, cells: Iterable[Cell]) -> bool:
         if self.grid:
             return (name, frozenset(cells)) in self.placement
         return all(cell in self.board for cell in cells)
@@ -175,7 +176,7 @@ class BoardFit:
     def _enclosable(self, cell: Cell) -> bool:
         return cell in self.interior if self.grid else cell in self.enclosable
 
-    def _pocket(self, placed) -> frozenset[Cell]:
+    def _pocket(self, placed: Placements) -> frozenset[Cell]:
         pockets = enclosed_pockets([cell for _, cells in placed for cell in cells], self.board, self.problem.neighbours)
         return pockets[0] if pockets else frozenset()
 
@@ -183,7 +184,7 @@ class BoardFit:
         chosen = [self._placement(name, cells) for name, cells in fenced.placements]
         return sorted(chosen + [self._interior(cell) for cell in fenced.pocket])
 
-    def _placement(self, name: str, cells) -> int:
+    def _placement(self, name: str, cells: tuple[Cell, ...]) -> int:
         key = (name, frozenset(cells))
         if key not in self.placement:
             self.placement[key] = self.model.add_variable(f"{name} at {min(cells)}", placement=Placement(name, cells))

@@ -29,13 +29,16 @@ from __future__ import annotations
 import array
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import attrs
 
 from polytile_core.plugin import SQUARE_SYMMETRIES, Cell, InputError, PieceType, relay_stop, report_progress
 from polytile_enclosure._fence import Fence
+
+# The pieces of a fence: each piece's name and the cells it covers.
+Placements = tuple[tuple[str, tuple[Cell, ...]], ...]
 
 # Headings E, N, W, S; left(h) = h + 1, right(h) = h + 3, reverse = h + 2 (mod 4).
 HEADINGS = ((1, 0), (0, 1), (-1, 0), (0, -1))
@@ -108,7 +111,7 @@ def visits(shape: Sequence[Cell], shape_index: int, neighbours: int) -> list[Vis
             total += (ax - origin[0]) * (by - origin[1]) - (bx - origin[0]) * (ay - origin[1])
         return total
 
-    def add(d_in, d_out, entry: Cell, leave: Cell, area2):
+    def add(d_in: int, d_out: int, entry: Cell, leave: Cell, area2: int) -> None:
         found.append(
             Visit(d_in, d_out, leave[0] - entry[0], leave[1] - entry[1], area2, shape_index, -entry[0], -entry[1])
         )
@@ -153,7 +156,7 @@ def pocket_cells(packed: bytes) -> frozenset[Cell]:
     return frozenset(zip(values[0::2], values[1::2], strict=True))
 
 
-def canonical(placements, symmetries) -> tuple:
+def canonical(placements: Sequence[tuple[str, Sequence[Cell]]], symmetries: Sequence[int]) -> Placements:
     """The same key for a fence and its images under ``symmetries`` (moved to the origin)."""
     images = []
     for symmetry in symmetries:
@@ -170,7 +173,7 @@ def canonical(placements, symmetries) -> tuple:
 class Fenced:
     """A fence the search accepted: the pieces placed and the pocket they enclose."""
 
-    placements: tuple[tuple[str, tuple[Cell, ...]], ...]
+    placements: Placements
     pocket: frozenset[Cell]
 
 
@@ -242,7 +245,7 @@ class BoundarySearch:
         )
 
     def _tables(self) -> list[bytes]:
-        def ints(values) -> bytes:
+        def ints(values: Iterable[int]) -> bytes:
             return array.array("i", values).tobytes()
 
         prev, following = [], []
@@ -284,7 +287,7 @@ class BoundarySearch:
             ints(cells),
         ]
 
-    def placements_of(self, cycle) -> tuple[tuple[str, tuple[Cell, ...]], ...]:
+    def placements_of(self, cycle: Iterable[tuple[int, int, int, int]]) -> Placements:
         placed = []
         for _item, row, x, y in cycle:
             visit = self.visit_rows[row]
@@ -321,7 +324,7 @@ class BoundarySearch:
             candidates = [c for c in self.closings if most_pieces is None or 1 + c[3].bit_count() <= most_pieces]
             return self._levels(candidates, accept, every, deadline, stop, seconds_dp)
 
-    def _tables_filled(self, deadline, workers) -> list[tuple[int, int, int, int]] | None:
+    def _tables_filled(self, deadline: float | None, workers: int) -> list[tuple[int, int, int, int]] | None:
         """Run the dynamic program: every closed cycle's (doubled value, first item, start
         direction, set of the other items), best first; None if it ran out of time."""
         firsts = [
@@ -330,7 +333,7 @@ class BoundarySearch:
         candidates: list[tuple[int, int, int, int]] = []
         with ThreadPoolExecutor(max(1, workers)) as pool:
 
-            def table(job):
+            def table(job: tuple[int, int]) -> list[int] | None:
                 left = 0.0 if deadline is None else max(deadline - time.perf_counter(), 1e-3)
                 return self.fence.dp(*job, left)
 
@@ -343,7 +346,15 @@ class BoundarySearch:
                 candidates += [(value, first, start, t) for t, value in enumerate(closing) if value > 0]
         return sorted(candidates, reverse=True)
 
-    def _levels(self, candidates, accept, every, deadline, stop, seconds_dp) -> Outcome:
+    def _levels(
+        self,
+        candidates: list[tuple[int, int, int, int]],
+        accept: Callable[[Fenced], Fenced | None],
+        every: Callable[[Fenced], None] | None,
+        deadline: float | None,
+        stop: threading.Event,
+        seconds_dp: float,
+    ) -> Outcome:
         # Every non-overlapping cycle of value >= level has been looked at, so the optimum is
         # at most max(size, level - 1); and a fence with pocket p has a cycle of value >= p.
         best: list[Fenced] = []  # the largest fences found, until they are listed

@@ -19,7 +19,7 @@ must also be one connected pocket, which a single-commodity flow from one root e
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import attrs
 
@@ -37,11 +37,7 @@ from polytile_core.plugin import (
     placements,
 )
 from polytile_enclosure.check import steps
-
-# The grid model has about 130 variables a board cell (the flow that keeps the pocket in
-# one piece), so a 100×100 board takes about 10 s and 0.6 GB to build and a 316×316 one
-# 80 s and 7 GB.  The largest board any known piece set needs is 31×35 (docs/enclosure.md).
-MAX_BOARD_CELLS = 10_000
+from polytile_enclosure.options import MAX_BOARD_CELLS, EncloseOptions, check_board_cells
 
 RULES = {
     8: "classic: 8 neighbours, the outside leaks through corners (pieces close a fence edge to edge)",
@@ -90,17 +86,6 @@ def least_board_cells(pieces: Sequence[PieceType], neighbours: int, least_area: 
     return (side + 2) ** 2
 
 
-def check_board_cells(cells: int, board: str, path: str, advice: str = "") -> None:
-    """Refuse a board whose grid model would not fit in memory; ``board`` says which board
-    and how many cells it has."""
-    if cells > MAX_BOARD_CELLS:
-        raise InputError(
-            f"{board}, more than the {MAX_BOARD_CELLS} an enclosure board may have "
-            f"(its grid model needs over 130 variables a cell){advice}",
-            path=path,
-        )
-
-
 def longest_side(pieces: Sequence[PieceType]) -> int:
     return max(
         max(max(x for x, _ in shape), max(y for _, y in shape)) + 1
@@ -130,7 +115,7 @@ def fence_boxes(pieces: Sequence[PieceType], neighbours: int, least_area: int = 
     return boxes
 
 
-def holds(width: int, height: int, boxes, pieces: Sequence[PieceType]) -> bool:
+def holds(width: int, height: int, boxes: Iterable[tuple[int, int]], pieces: Sequence[PieceType]) -> bool:
     """Whether a width × height board holds every box, turned if need be when every piece
     may turn (a fence of fixed pieces cannot be turned)."""
     turn = all(piece.kind != "fixed" for piece in pieces)
@@ -178,11 +163,11 @@ def pinned_orientations(pieces: Sequence[PieceType], group: list[int]) -> tuple[
     return None
 
 
-def build(pieces: tuple[PieceType, ...], region: Region | None, options, rows: bool = True) -> Model:
+def build(
+    pieces: tuple[PieceType, ...], region: Region | None, options: EncloseOptions | None, rows: bool = True
+) -> Model:
     """The grid model, or with ``rows=False`` the statement alone (the board, the
     problem, the details) for the fence backend, which adds the variables of its answers."""
-    from polytile_enclosure import EncloseOptions
-
     options = options or EncloseOptions()
     for piece in pieces:
         if piece.maximum is None:
@@ -254,7 +239,9 @@ def _fits(shape: Cells, cells: frozenset[Cell]) -> bool:
     return any(all((x + bx - anchor_x, y + by - anchor_y) in cells for x, y in shape) for bx, by in cells)
 
 
-def _write_grid(model: Model, pieces, board: Region, rectangle: bool, options) -> list[str]:
+def _write_grid(
+    model: Model, pieces: Sequence[PieceType], board: Region, rectangle: bool, options: EncloseOptions
+) -> list[str]:
     """Furmanek's ILP made exact (the module's docstring); returns the symmetry broken."""
     moves = steps(options.neighbours)
     cells = board.cells
@@ -314,7 +301,7 @@ def _write_grid(model: Model, pieces, board: Region, rectangle: bool, options) -
     return broken
 
 
-def _board(pieces, region: Region | None, options) -> tuple[Region, str, bool]:
+def _board(pieces: Sequence[PieceType], region: Region | None, options: EncloseOptions) -> tuple[Region, str, bool]:
     """The board, a description of where it came from, and whether it is a rectangle."""
     given = options.width is not None or options.height is not None
     if given and region is not None:
@@ -323,7 +310,7 @@ def _board(pieces, region: Region | None, options) -> tuple[Region, str, bool]:
         check_board_cells(region.area, f"the [region] has {region.area} cells", "region")
         full = len(region.cells) == region.width * region.height and min(region.cells) == (0, 0)
         return region, f"the [region], {region.width}×{region.height}", full
-    if given:  # EncloseOptions checked both are given and their size
+    if options.width is not None and options.height is not None:  # EncloseOptions checked their size
         return Region.rectangle(options.width, options.height), f"{options.width}×{options.height}", True
     least = least_board_cells(pieces, options.neighbours, options.size_for_area)
     too_many = "; give a smaller board as options.enclose.width and height"
@@ -350,7 +337,7 @@ def _board(pieces, region: Region | None, options) -> tuple[Region, str, bool]:
     return Region.rectangle(width, height), f"{width}×{height}, sized from the pieces", True
 
 
-def _connect(model: Model, interior: dict[Cell, int], moves, size: int) -> None:
+def _connect(model: Model, interior: dict[Cell, int], moves: Sequence[Cell], size: int) -> None:
     """Make the interior one connected pocket: a root sends one unit of flow to every
     other interior cell along interior-to-interior steps.  Flows are integers written
     in binary with 0-1 variables, so the model stays a 0-1 program."""

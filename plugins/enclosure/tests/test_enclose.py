@@ -167,7 +167,7 @@ def test_a_wrong_answer_fails_loudly(tmp_path, host):
         encoding="utf-8",
     )
     plan = load_plan(plan_path, host)
-    model = plan.builder.provides(plan.pieces, plan.region, plan.builder_options)
+    model = plan.builder.provides(plan.pieces, plan.region, plan.builder.options)
     result = run(plan)
     solution = result.solutions[0]
     with pytest.raises(EnclosureCheckError):

@@ -7,7 +7,7 @@ In a pipeline: ``family = "n-ominoes"``, ``n = 6`` and the piece table's ``kind`
 
 from __future__ import annotations
 
-from polytile_core.plugin import Family, Register, hookimpl
+from polytile_core.plugin import Cells, Family, Kind, Register, hookimpl
 from polytile_generate.enumerate import count
 from polytile_generate.names import n_ominoes
 
@@ -20,7 +20,7 @@ LARGEST_TO_BUILD = 13
 LARGEST_TO_COUNT = 16
 
 
-def _within(n, largest: int, what: str):
+def _within(n: int | None, largest: int, what: str) -> None:
     if isinstance(n, int) and not isinstance(n, bool) and n > largest:
         raise ValueError(f"{what} up to n = {largest} (the work grows about fourfold with each cell), got {n}")
 
@@ -29,11 +29,11 @@ class NOminoes:
     """The family's ``make``; it also offers ``count`` so `polytile pieces --count-only`
     need not build millions of shapes."""
 
-    def __call__(self, n=None, kind="free"):
+    def __call__(self, n: int | None = None, kind: Kind = "free") -> list[tuple[str, Cells]]:
         _within(n, LARGEST_TO_BUILD, "the n-ominoes family builds pieces")
         return n_ominoes(n, kind)
 
-    def count(self, n=None, kind="free") -> int:
+    def count(self, n: int | None = None, kind: Kind = "free") -> int:
         _within(n, LARGEST_TO_COUNT, "the n-ominoes family counts pieces")
         return count(n, kind)
 

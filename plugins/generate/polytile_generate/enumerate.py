@@ -27,7 +27,7 @@ from polytile_core.plugin import SQUARE_SYMMETRIES, SYMMETRIES_OF_KIND
 BATCH = 200_000
 
 
-def check_size(n) -> int:
+def check_size(n: object) -> int:
     """The size n as an int, or a ValueError that says what n must be."""
     if n is None:
         raise ValueError("the n-ominoes family needs n, the number of cells of each piece (n = 5 for pentominoes)")
@@ -36,7 +36,7 @@ def check_size(n) -> int:
     return n
 
 
-def check_kind(kind) -> str:
+def check_kind(kind: object) -> str:
     if kind not in SYMMETRIES_OF_KIND:
         raise ValueError(f"kind must be one of {', '.join(SYMMETRIES_OF_KIND)}; got {kind!r}")
     return kind
@@ -84,7 +84,7 @@ def count_fixed(n: int) -> int:
     """The number of fixed n-ominoes (OEIS A001168), without building any shape."""
     total = 0
 
-    def visit(cells, extensions):
+    def visit(cells: list[int], extensions: list[int]) -> None:
         nonlocal total
         total += len(extensions)
 
@@ -100,7 +100,7 @@ def _fixed_batches(n: int, on_batch: Callable[[np.ndarray, np.ndarray], None]) -
     extensions: list[list[int]] = []
     pending = 0
 
-    def flush():
+    def flush() -> None:
         nonlocal pending
         if not pending:
             return
@@ -113,7 +113,7 @@ def _fixed_batches(n: int, on_batch: Callable[[np.ndarray, np.ndarray], None]) -
         pending = 0
         on_batch((cells % width - n).astype(np.int16), (cells // width).astype(np.int16))
 
-    def visit(cells, more):
+    def visit(cells: list[int], more: list[int]) -> None:
         nonlocal pending
         parents.append(tuple(cells))
         extensions.append(more)
@@ -151,14 +151,14 @@ def _canonical(x: np.ndarray, y: np.ndarray, n: int, kind: str) -> np.ndarray:
     return codes[keep]
 
 
-def count(n: int, kind: str = "free") -> int:
+def count(n: int | None, kind: str = "free") -> int:
     """The number of n-ominoes of a kind: free A000105, one-sided A000988, fixed A001168."""
     n, kind = check_size(n), check_kind(kind)
     if kind == "fixed":
         return count_fixed(n)
     total = 0
 
-    def on_batch(x, y):
+    def on_batch(x: np.ndarray, y: np.ndarray) -> None:
         nonlocal total
         total += len(_canonical(x, y, n, kind))
 

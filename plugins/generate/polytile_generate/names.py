@@ -55,7 +55,7 @@ def free_pieces(n: int) -> list[tuple[str, Cells]]:
     return list(zip(names, decode(codes, n), strict=True))
 
 
-def n_ominoes(n: int, kind: str = "free") -> list[tuple[str, Cells]]:
+def n_ominoes(n: int | None, kind: str = "free") -> list[tuple[str, Cells]]:
     """Every n-omino of a kind as ``(name, cells)``: free, one-sided or fixed.
 
     The turns and mirror images of all free pieces are computed at once with numpy:

@@ -116,11 +116,11 @@ def colour_number(number: int) -> str:
     return PALETTE[number] if number < len(PALETTE) else _extra_colour(number)
 
 
-def _between(low: int, high: int) -> Callable[[object, attrs.Attribute, int], None]:
+def _between(low: int, high: int) -> Callable[[object, attrs.Attribute[int], int], None]:
     """A check of an option, naming its key relative to ``[options.render]`` (the core
     puts the table in front)."""
 
-    def check(instance: object, attribute: attrs.Attribute, value: int) -> None:
+    def check(instance: object, attribute: attrs.Attribute[int], value: int) -> None:
         if not low <= value <= high:
             raise InputError(f"expected {low} to {high}, got {value}", path=attribute.name)
 
@@ -181,7 +181,7 @@ class _Picture:
         self.empty: set[Cell] = set() if self.enclosure else region - set(self.owner)
         self.min_x, self.min_y, self.max_x, self.max_y = _bounds(set(self.owner) | self.interior | self.empty)
 
-    def label(self, cell: Cell):
+    def label(self, cell: Cell) -> int | str | None:
         if cell in self.owner:
             return self.owner[cell]
         if cell in self.interior:
@@ -202,12 +202,14 @@ class _Picture:
                 label = self.label((x, y))
                 if label is None:
                     continue
-                kind = "piece" if isinstance(label, int) else label
-                fill = {"interior": INTERIOR, "empty": EMPTY}.get(kind) or self.colours[label]
+                if isinstance(label, int):
+                    kind, fill = "piece", self.colours[label]
+                else:
+                    kind, fill = label, INTERIOR if label == "interior" else EMPTY
                 if options.checkerboard and (x + y) % 2 == 0:
                     fill = mix(fill, "#000000", 0.25)
                 px, py = left + (x - self.min_x) * s, top + (y - self.min_y) * s
-                if kind == "piece":
+                if isinstance(label, int):
                     items.append(Rect(px, py, s, fill, kind, (x, y), label, self.names[label]))
                 else:
                     items.append(Rect(px, py, s, fill, kind, (x, y)))

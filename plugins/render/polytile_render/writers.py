@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 from xml.sax.saxutils import escape
 
 from polytile_core.plugin import write_atomically
@@ -79,7 +81,7 @@ def write_png(scene: Scene, path: Path) -> None:
     write_atomically(Path(path), encoded.getvalue(), replace=True)
 
 
-def _font(image_font, size: float):
+def _font(image_font: ModuleType, size: float) -> Any:
     """Pillow's own TrueType font at ``size``; its small bitmap font when Pillow was built
     without FreeType."""
     try:

@@ -356,13 +356,13 @@ def test_distinct_is_counted_the_generic_way():
 def test_a_checkpointed_split_run_resumes_to_the_same_count(tmp_path):
     path = tmp_path / "run.ckpt"
     first = plan(**L5X6, options={"parts": 8})
-    result = run(attrs.evolve(first, checkpoint=Checkpoint.open(path, first, resume=False)))
+    result = run(first, checkpoint=Checkpoint.open(path, first, resume=False))
     assert result.count == 72
     lines = path.read_text().splitlines(keepends=True)
     assert len(lines) == 1 + result.details["subproblems"]
     path.write_text("".join(lines[:4]))  # as if killed after three parts
     again = plan(**L5X6, options={"parts": 8})
-    resumed = run(attrs.evolve(again, checkpoint=Checkpoint.open(path, again, resume=True)))
+    resumed = run(again, checkpoint=Checkpoint.open(path, again, resume=True))
     assert resumed.count == 72 and resumed.details["parts_from_checkpoint"] == 3
 
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
+
 import attrs
 
+from polytile_core.cli.commands import Subcommands
 from polytile_core.config.pipeline import make_plan, read_pipeline
 from polytile_core.config.schema import SplitSpec
 from polytile_core.errors import InputError
@@ -12,7 +15,7 @@ from polytile_core.model.analysis import ANALYSE_AT_MOST, ModelSize, analyze_spl
 from polytile_core.model.parts import SplitTooLarge
 
 
-def add(subparsers):
+def add(subparsers: Subcommands) -> None:
     command = subparsers.add_parser("analyze", help="show how a split divides a pipeline's problem (no solving)")
     command.add_argument("pipeline", help="the pipeline TOML file")
     command.add_argument(
@@ -34,11 +37,10 @@ def _size(size: ModelSize) -> str:
     return f"m = {size.m}, n = {size.n}{free}"
 
 
-def analyze(arguments) -> int:
+def analyze(arguments: argparse.Namespace, host: Host) -> int:
     for flag in ("first", "scan"):
         if getattr(arguments, flag) < 0:
             raise InputError(f"--{flag} expects 0 or more, got {getattr(arguments, flag)}")
-    host = Host(autoload=not arguments.no_autoload)
     try:
         pipeline = read_pipeline(arguments.pipeline)
         method = arguments.method or (pipeline.split.method if pipeline.split else "checkerboard")
@@ -56,7 +58,7 @@ def analyze(arguments) -> int:
             return 0
         original = plan.build()
         split = plan.split.provides.split(
-            plan.tiling_problem(), original, plan.build, plan.split_options, jobs=plan.jobs
+            plan.tiling_problem(), original, plan.build, plan.split.options, jobs=plan.jobs
         )
     except SplitTooLarge as exc:
         print(f"{arguments.pipeline}: split {method!r}\ntoo many to analyse: {exc.message}")

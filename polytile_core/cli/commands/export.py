@@ -3,8 +3,10 @@ for any other solver."""
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
+from polytile_core.cli.commands import Subcommands
 from polytile_core.cli.stdout import is_stdout, write_stdout
 from polytile_core.config.pipeline import load_plan
 from polytile_core.errors import InputError
@@ -13,7 +15,7 @@ from polytile_core.model.zero_one import Model
 from polytile_core.output.export import FORMATS, Format, export_model, model_text
 
 
-def add(subparsers):
+def add(subparsers: Subcommands) -> None:
     command = subparsers.add_parser(
         "export", help="write a pipeline's model (whole, unsplit) as an LP or MPS file for another solver"
     )
@@ -24,8 +26,7 @@ def add(subparsers):
     command.set_defaults(func=export)
 
 
-def export(arguments) -> int:
-    host = Host(autoload=not arguments.no_autoload)
+def export(arguments: argparse.Namespace, host: Host) -> int:
     if is_stdout(arguments.output):
         if arguments.format is None:
             raise InputError("-o - (stdout) has no extension to tell the format; pass --format lp or mps")

@@ -8,22 +8,24 @@ uses it so large n are counted without building every shape.
 
 from __future__ import annotations
 
+import argparse
 import shutil
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
+from polytile_core.cli.commands import Subcommands
 from polytile_core.cli.commands.render import prepare_renderer
 from polytile_core.cli.stdout import is_stdout
 from polytile_core.errors import InputError
 from polytile_core.host.registry import Host
-from polytile_core.model.geometry import rows_from_cells
-from polytile_core.output.notebook import shelf_solution, solutions_result
+from polytile_core.model.geometry import Cells, rows_from_cells
+from polytile_core.output.gallery import shelf_solution, solutions_result
 
 FAMILY = "n-ominoes"
 GAP = 3
 
 
-def add(subparsers):
+def add(subparsers: Subcommands) -> None:
     command = subparsers.add_parser("pieces", help="count and draw every polyomino of N cells")
     command.add_argument("n", metavar="N", help="the number of cells of each piece")
     command.add_argument(
@@ -45,9 +47,8 @@ def _size(text: str) -> int:
         raise InputError(f"expected a whole number of cells, 1 or more; got {text!r}", path="N") from None
 
 
-def show_pieces(arguments) -> int:
+def show_pieces(arguments: argparse.Namespace, host: Host) -> int:
     n = _size(arguments.n)
-    host = Host(autoload=not arguments.no_autoload)
     make = host.get("families", FAMILY).provides
     picture = None
     if arguments.output:  # checked before the pieces are made
@@ -71,7 +72,7 @@ def show_pieces(arguments) -> int:
     return 0
 
 
-def drawing(pieces, columns: int = 80) -> Iterator[str]:
+def drawing(pieces: Sequence[tuple[str, Cells]], columns: int = 80) -> Iterator[str]:
     """The lines of the pieces' ASCII pictures, each under its name, side by side as
     far as ``columns`` allows, a blank line between rows of pictures."""
     shelf: list[list[str]] = []

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import argparse
+
+from polytile_core.cli.commands import Subcommands
 from polytile_core.host.capabilities import BackendCapabilities
 from polytile_core.host.registry import CAPABILITIES, SINGULAR, Host
 
 
-def add(subparsers):
+def add(subparsers: Subcommands) -> None:
     command = subparsers.add_parser("plugins", help="list installed plugins and what they provide")
     command.set_defaults(func=show_plugins)
 
 
-def show_plugins(arguments) -> int:
-    host = Host(autoload=not arguments.no_autoload)
+def show_plugins(arguments: argparse.Namespace, host: Host) -> int:
     origins = host.plugin_origins()
     for plugin in sorted(origins):
         print(f"{plugin}  ({origins[plugin]})")

@@ -7,6 +7,7 @@ solving when ``polytile solve --render`` uses the same checks.
 
 from __future__ import annotations
 
+import argparse
 import os
 import tempfile
 from collections.abc import Callable
@@ -14,19 +15,20 @@ from pathlib import Path
 
 import attrs
 
+from polytile_core.cli.commands import Subcommands
+from polytile_core.cli.flags import given_flags
 from polytile_core.cli.stdout import is_stdout, write_stdout
 from polytile_core.convert import structure
 from polytile_core.errors import InputError
+from polytile_core.host.contracts import Renderer
 from polytile_core.host.registry import Host
 from polytile_core.output.drawable import check_drawable
-from polytile_core.output.resultfile import read_result, refuse_existing
+from polytile_core.output.reading import read_result
+from polytile_core.output.resultfile import refuse_existing
 from polytile_core.output.results import Result
 
-# Renderer options that `polytile render` takes as flags (--cell-size for cell_size, ...).
-OPTION_FLAGS = ("cell_size", "checkerboard", "columns", "limit")
 
-
-def add(subparsers):
+def add(subparsers: Subcommands) -> None:
     command = subparsers.add_parser("render", help="draw a result file as a picture (svg, png, txt)")
     command.add_argument("result", help="a result file written by `polytile solve -o` (.json, .toml or .jsonl)")
     command.add_argument(
@@ -38,18 +40,8 @@ def add(subparsers):
     )
     command.add_argument("--format", help="the render format (default: the extension; see `polytile plugins`)")
     command.add_argument("--force", action="store_true", help="replace the picture if it exists")
-    command.add_argument("--cell-size", type=int, metavar="PX", help="pixels per cell")
-    command.add_argument(
-        "--checkerboard", action="store_true", default=None, help="shade the checkerboard's black cells"
-    )
-    command.add_argument("--columns", type=int, metavar="N", help="pictures per row of a gallery")
-    command.add_argument("--limit", type=int, metavar="N", help="most solutions drawn in a gallery")
+    # The renderer's options as flags (--cell-size ...) come from the plugins: cli/flags.py.
     command.set_defaults(func=render)
-
-
-def flag_options(arguments) -> dict:
-    """The renderer options given as flags (None when not given)."""
-    return {key: getattr(arguments, key) for key in OPTION_FLAGS if getattr(arguments, key, None) is not None}
 
 
 @attrs.frozen
@@ -83,10 +75,10 @@ def prepare_renderer(
     registration = host.get("renderers", fmt)
     option_path = f"options.{registration.plugin}"
     table = {**(tables or {}).get(registration.plugin, {}), **(flags or {})}
+    options: object = None
     if registration.options is None:
         if table:
             raise InputError(f"render format {fmt!r} takes no options (got {', '.join(table)})")
-        options = None
     else:
         options = structure(table or {}, registration.options, path=option_path)
     if is_stdout(path):
@@ -108,7 +100,7 @@ def prepare_renderer(
     return Drawing(draw, getattr(options, "limit", None))
 
 
-def _to_stdout(draw_file: Callable, options, fmt: str) -> Callable[[Result], None]:
+def _to_stdout(draw_file: Renderer, options: object, fmt: str) -> Callable[[Result], None]:
     """Draw into a temporary file (renderers write files), then copy it to stdout."""
 
     def draw(result: Result) -> None:
@@ -120,11 +112,11 @@ def _to_stdout(draw_file: Callable, options, fmt: str) -> Callable[[Result], Non
     return draw
 
 
-def render(arguments) -> int:
-    host = Host(autoload=not arguments.no_autoload)
-    drawing = prepare_renderer(
-        host, arguments.output, flags=flag_options(arguments), force=arguments.force, fmt=arguments.format
-    )
+def render(arguments: argparse.Namespace, host: Host) -> int:
+    flags = {
+        registration.provides.option: value for registration, value in given_flags(arguments, host, command="render")
+    }
+    drawing = prepare_renderer(host, arguments.output, flags=flags, force=arguments.force, fmt=arguments.format)
     result = read_result(arguments.result, keep=drawing.keep)
     check_drawable(result, source=arguments.result)
     try:

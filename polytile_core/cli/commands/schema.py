@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 
+from polytile_core.cli.commands import Subcommands
 from polytile_core.config.schemagen import pipeline_schema, result_lines_schema, result_schema
 from polytile_core.host.registry import Host
 
 
-def add(subparsers):
+def add(subparsers: Subcommands) -> None:
     command = subparsers.add_parser("schema", help="print the JSON Schema of pipeline or result files")
     command.add_argument(
         "which", choices=("pipeline", "result", "result-lines"), help="result-lines: a line of a .jsonl file"
@@ -16,9 +18,9 @@ def add(subparsers):
     command.set_defaults(func=show_schema)
 
 
-def show_schema(arguments) -> int:
+def show_schema(arguments: argparse.Namespace, host: Host) -> int:
     if arguments.which == "pipeline":
-        schema = pipeline_schema(Host(autoload=not arguments.no_autoload))
+        schema = pipeline_schema(host)
     elif arguments.which == "result":
         schema = result_schema()
     else:

@@ -2,21 +2,27 @@
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import signal
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from types import FrameType
+from typing import Any, TextIO
 
 import attrs
 
+from polytile_core.cli.commands import Subcommands
 from polytile_core.cli.commands.render import Drawing, prepare_renderer
+from polytile_core.cli.flags import given_flags
 from polytile_core.cli.progress import ProgressLine
-from polytile_core.config.pipeline import Plan, load_plan, read_pipeline
+from polytile_core.config.pipeline import Chosen, Plan, load_plan, read_pipeline
 from polytile_core.errors import InputError
 from polytile_core.host.capabilities import AUTO, model_features
-from polytile_core.host.registry import Host
+from polytile_core.host.registry import Host, Registration
 from polytile_core.output.picture import ascii_picture
 from polytile_core.output.resultfile import (
     ResultLines,
@@ -29,8 +35,9 @@ from polytile_core.output.resultfile import (
 )
 from polytile_core.output.results import Result, Termination
 from polytile_core.solve.checkpoint import Checkpoint
+from polytile_core.solve.race import HEAD_START
 from polytile_core.solve.route import choose
-from polytile_core.solve.run import HEAD_START, SMALL_MODEL, run
+from polytile_core.solve.run import SMALL_MODEL, run
 
 # Solutions a streamed run (-o FILE.jsonl) keeps in memory, for the summary and --render.
 STREAMED_KEEP = 12
@@ -39,7 +46,7 @@ STREAMED_KEEP = 12
 EXIT_CODES = {Termination.ERROR: 1, Termination.INTERRUPTED: 130}
 
 
-def add(subparsers):
+def add(subparsers: Subcommands) -> None:
     command = subparsers.add_parser("solve", help="solve a pipeline file")
     command.add_argument("pipeline", help="the pipeline TOML file")
     command.add_argument("--mode", choices=("one", "all", "count"), help="find one, list all, or count")
@@ -56,11 +63,6 @@ def add(subparsers):
         "--executor",
         help="executor plugin for the parts of a split (default auto: threads when the backend searches "
         "outside the GIL, else processes)",
-    )
-    command.add_argument(
-        "--scheduler",
-        metavar="ADDRESS",
-        help="a Dask scheduler, tcp://HOST:PORT, for the parts (implies --executor dask)",
     )
     command.add_argument(
         "--checkpoint", metavar="FILE", help="record each finished part of a split run in FILE (JSON lines)"
@@ -85,8 +87,9 @@ def add(subparsers):
     command.set_defaults(func=solve)
 
 
-def overrides(arguments) -> dict:
-    """The [solve] keys given on the command line."""
+def overrides(arguments: argparse.Namespace, host: Host) -> dict[str, object]:
+    """The [solve] keys given on the command line.  A plugin's executor flag picks the
+    plugin's executor, unless ``--executor`` names one."""
     given = {
         "mode": arguments.mode,
         "backend": arguments.backend,
@@ -96,30 +99,43 @@ def overrides(arguments) -> dict:
     }
     if arguments.distinct:
         given["distinct"] = True
-    if arguments.scheduler and not arguments.executor:
-        given["executor"] = "dask"
+    flags = given_flags(arguments, host, command="solve")
+    if flags and not arguments.executor:
+        plugin = flags[0][0].plugin
+        owned = [name for name, executor in host.registry["executors"].items() if executor.plugin == plugin]
+        if len(owned) == 1:
+            given["executor"] = owned[0]
     return {key: value for key, value in given.items() if value is not None}
 
 
-def with_scheduler(plan, address: str):
-    """``--scheduler`` sets the ``scheduler`` option of an executor that has one (dask)."""
-    options = plan.executor_options
-    if not attrs.has(type(options)) or "scheduler" not in attrs.fields_dict(type(options)):
-        raise InputError(f"the {plan.executor.name!r} executor takes no scheduler address", path="--scheduler")
-    return attrs.evolve(plan, executor_options=attrs.evolve(options, scheduler=address))
+def with_flags(plan: Plan, flags: list[tuple[Registration, object]]) -> Plan:
+    """The plugins' executor flags set their options of the executor the run uses
+    (``--scheduler`` sets the dask executor's ``scheduler``)."""
+    if not flags:
+        return plan
+    executor = plan.executor
+    # An attrs instance when the executor has the options, checked below.
+    options: Any = executor.options if isinstance(executor, Chosen) else None
+    options_class = type(options)
+    taken = attrs.fields_dict(options_class) if attrs.has(options_class) else {}
+    for flag, _ in flags:
+        if flag.provides.option not in taken:
+            named = executor.name if isinstance(executor, Chosen) else AUTO
+            raise InputError(f"the {named!r} executor takes no {flag.provides.option} option", path=flag.name)
+    assert isinstance(executor, Chosen)
+    given = {flag.provides.option: value for flag, value in flags}
+    return attrs.evolve(plan, executor=attrs.evolve(executor, options=attrs.evolve(options, **given)))
 
 
-def solve(arguments) -> int:
-    host = Host(autoload=not arguments.no_autoload)
-    plan = load_plan(arguments.pipeline, host, overrides(arguments))
+def solve(arguments: argparse.Namespace, host: Host) -> int:
+    plan = load_plan(arguments.pipeline, host, overrides(arguments, host))
     if arguments.explain:
         try:
             print(explain(plan))
         except InputError as exc:
             raise exc.with_source(arguments.pipeline) from None
         return 0
-    if arguments.scheduler:
-        plan = with_scheduler(plan, arguments.scheduler)
+    plan = with_flags(plan, given_flags(arguments, host, command="solve"))
     if arguments.resume and not arguments.checkpoint:
         raise InputError("--resume needs --checkpoint FILE, the checkpoint to resume")
     refuse_shared_files(arguments)
@@ -138,8 +154,9 @@ def solve(arguments) -> int:
         if arguments.render:
             tables = read_pipeline(arguments.pipeline).options
             drawing = prepare_renderer(host, arguments.render, tables=tables, force=arguments.force)
-        if arguments.checkpoint:
-            plan = attrs.evolve(plan, checkpoint=Checkpoint.open(arguments.checkpoint, plan, resume=arguments.resume))
+        checkpoint = (
+            Checkpoint.open(arguments.checkpoint, plan, resume=arguments.resume) if arguments.checkpoint else None
+        )
         if arguments.output and Path(arguments.output).suffix == ".jsonl":
             # Streamed: each solution goes to the file as it comes; the run keeps only a few.
             lines = ResultLines(arguments.output, header_of(plan), replace=arguments.force)
@@ -149,7 +166,12 @@ def solve(arguments) -> int:
         with ctrl_c_sets(stop, abandon):
             with ProgressLine(sys.stderr, enabled=not arguments.quiet) as progress:
                 result = run(
-                    plan, on_progress=progress, on_solution=lines.add if lines else None, stop=stop, abandon=abandon
+                    plan,
+                    on_progress=progress,
+                    on_solution=lines.add if lines else None,
+                    stop=stop,
+                    abandon=abandon,
+                    checkpoint=checkpoint,
                 )
             save(arguments, result, lines, drawing, report)
     except InputError as exc:
@@ -163,7 +185,7 @@ def solve(arguments) -> int:
     return EXIT_CODES.get(result.termination, 0)
 
 
-def refuse_shared_files(arguments) -> None:
+def refuse_shared_files(arguments: argparse.Namespace) -> None:
     """The pipeline, the result file, the picture and the checkpoint are four files: one
     written over another would lose it (``-o same.txt --render same.txt``)."""
     named: dict[Path, str] = {}
@@ -195,7 +217,9 @@ def header_of(plan: Plan) -> RunHeader:
     )
 
 
-def save(arguments, result: Result, lines: ResultLines | None, drawing: Drawing | None, report) -> None:
+def save(
+    arguments: argparse.Namespace, result: Result, lines: ResultLines | None, drawing: Drawing | None, report: TextIO
+) -> None:
     """Write the result file, the picture and the summary."""
     to_stdout = arguments.output == "-"
     saving = (arguments.output and not to_stdout) or drawing is not None
@@ -214,12 +238,12 @@ def save(arguments, result: Result, lines: ResultLines | None, drawing: Drawing 
 
 
 @contextlib.contextmanager
-def ctrl_c_sets(stop: threading.Event, abandon: threading.Event):
+def ctrl_c_sets(stop: threading.Event, abandon: threading.Event) -> Iterator[None]:
     """Ctrl-C sets ``stop`` (the search stops, what it found is saved); a second one sets
     ``abandon`` (the run stops waiting for the backend to stop).  Ctrl-C never raises
     here, so none can come between the end of the run and the saving of what it found."""
 
-    def on_ctrl_c(signum, frame):
+    def on_ctrl_c(signum: int, frame: FrameType | None) -> None:
         (abandon if stop.is_set() else stop).set()
 
     try:

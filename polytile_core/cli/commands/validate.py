@@ -4,8 +4,10 @@ installed splits that offer one (the checkerboard's parity and colour counts).""
 
 from __future__ import annotations
 
+import argparse
 import sys
 
+from polytile_core.cli.commands import Subcommands
 from polytile_core.cli.main import EXIT_INPUT_ERROR
 from polytile_core.config.pipeline import Plan, load_plan
 from polytile_core.convert import structure
@@ -14,7 +16,7 @@ from polytile_core.host.registry import Host, Registration
 from polytile_core.model.zero_one import Model
 
 
-def add(subparsers):
+def add(subparsers: Subcommands) -> None:
     command = subparsers.add_parser(
         "validate", help="check pipeline files, report the model size and what is proved without search"
     )
@@ -22,9 +24,8 @@ def add(subparsers):
     command.set_defaults(func=validate)
 
 
-def validate(arguments) -> int:
+def validate(arguments: argparse.Namespace, host: Host) -> int:
     """Every file is checked; a bad one gets its one-line error and the others go on."""
-    host = Host(autoload=not arguments.no_autoload)
     failed = False
     for pipeline in arguments.pipelines:
         try:
@@ -80,8 +81,9 @@ def without_search(plan: Plan, model: Model, host: Host) -> list[str]:
 
 def _options(plan: Plan, split: Registration) -> object:
     """The split's options as the run would give them."""
-    if plan.split is split:
-        return plan.split_options
-    if plan.candidates is not None and split.name in plan.candidates.options:
-        return plan.candidates.options[split.name]
+    if plan.split is not None and plan.split.registration is split:
+        return plan.split.options
+    candidate = plan.candidates.named(split.name) if plan.candidates is not None else None
+    if candidate is not None:
+        return candidate.options
     return structure({}, split.options) if split.options is not None else None

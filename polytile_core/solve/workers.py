@@ -1,0 +1,99 @@
+"""What runs in a worker (a thread, another process, a cluster's machine): one part's solve.
+
+These functions are all a worker imports of a split run, so they stay small and their
+arguments picklable: the backend's factory and options, the part's model (or the key of
+a model the worker holds, ``polytile_core.solve.parcels``), its settings and how many
+solutions to send back.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from typing import Protocol
+
+import attrs
+
+from polytile_core.host.contracts import BackendFactory, BackendResult, SolveSettings
+from polytile_core.model.parts import Part
+from polytile_core.model.zero_one import Model
+from polytile_core.solve.parcels import ModelNeeded, ModelParcel, model_of
+
+
+class PartLog(Protocol):
+    """What a split run asks of its checkpoint (``RunContext.checkpoint``: a ``solve.checkpoint.Checkpoint``)."""
+
+    replayed: int
+
+    def replay(self, part: Part) -> PartOutcome | None: ...
+
+    def record(self, part: Part, outcome: PartOutcome) -> None: ...
+
+
+@attrs.frozen
+class PartOutcome:
+    """What a worker sends back for one part."""
+
+    answer: BackendResult
+    solutions: list[list[int]]
+    seconds: float
+    # Of ``seconds``, the time spent making the part's model from the cached whole one.
+    prepare_seconds: float = 0.0
+    worker: str = ""  # host and process that solved it
+
+
+def worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def solve_part(
+    factory: BackendFactory,
+    backend_options: object,
+    model: Model,
+    settings: SolveSettings,
+    keep: int | None,
+    stop: threading.Event | None = None,
+) -> PartOutcome:
+    """Solve one part (runs in a worker: a thread or another process).
+
+    ``keep`` caps the solutions sent back (``None``: all of them, 0: none, for counting).
+    ``stop`` is an event the worker can see (thread executors); process workers are
+    stopped by killing them instead.
+    """
+    started = time.perf_counter()
+    solutions: list[list[int]] = []
+
+    def on_solution(ones: list[int]) -> None:
+        if keep is None or len(solutions) < keep:
+            solutions.append(list(ones))
+
+    answer = factory(backend_options).solve(model, settings, on_solution, stop or threading.Event())
+    return PartOutcome(answer, solutions, time.perf_counter() - started)
+
+
+def solve_fixed_part(
+    factory: BackendFactory,
+    backend_options: object,
+    parcel: ModelParcel,
+    fixed: tuple[int, ...],
+    settings: SolveSettings,
+    keep: int | None,
+    stop: threading.Event | None = None,
+) -> PartOutcome | ModelNeeded:
+    """Solve the whole model of ``parcel`` with the ``fixed`` variables pinned to 1 (in a worker).
+
+    ``prepare_seconds`` is what the part costs beyond the backend's solve: finding the
+    model and pinning the variables.
+    """
+    started = time.perf_counter()
+    whole = model_of(parcel)
+    if whole is None:
+        return ModelNeeded(worker_name())
+    model = whole.pinned(fixed)
+    prepared = time.perf_counter()
+    outcome = solve_part(factory, backend_options, model, settings, keep, stop)
+    return attrs.evolve(
+        outcome, seconds=time.perf_counter() - started, prepare_seconds=prepared - started, worker=worker_name()
+    )
