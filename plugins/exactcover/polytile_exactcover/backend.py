@@ -19,19 +19,12 @@ from polytile_core.plugin import (
 from polytile_exactcover.count import count_covers
 from polytile_exactcover.cover import cover_problem, pinned_problem
 from polytile_exactcover.options import ExactCoverOptions
-from polytile_exactcover.outcome import Limits, Outcome
+from polytile_exactcover.outcome import Limits, SearchReport
 from polytile_exactcover.search import enumerate_covers, short_search
 from polytile_exactcover.symmetric import images_of, list_all, search_by_images, solve_distinct
 
 # The counters that fill a table of the whole problem (``BackendResult.work`` "table").
 TABLES = {"frontier", "memo"}
-
-_TERMINATION = {
-    "completed": Termination.COMPLETED,
-    "solution_limit": Termination.COMPLETED,
-    "interrupted": Termination.INTERRUPTED,
-    "time_limit": Termination.TIME_LIMIT,
-}
 
 
 class ExactCoverBackend:
@@ -71,24 +64,25 @@ class ExactCoverBackend:
         elif settings.mode == "count":
 
             @functools.cache
-            def image_search() -> Callable[[], Outcome] | None:
+            def image_search() -> Callable[[], SearchReport] | None:
                 images = images_of(model, problem, self.options)
                 return None if images is None else lambda: search_by_images(images, problem, None, limits, self.options)
 
             outcome = count_covers(problem, self.options, limits, image_search, search=not settings.probe)
         else:
             outcome = enumerate_covers(problem, report, limits, limit=1, kernel=self.options.kernel)
-        complete = outcome.status in ("completed", "solution_limit")
+        # A search that stopped at its solution limit (mode one) has done what it was asked.
+        done = Termination.COMPLETED if outcome.status == Termination.SOLUTION_LIMIT else outcome.status
         if outcome.count:
             found = Found.FEASIBLE
         else:
-            found = Found.INFEASIBLE if complete else Found.NONE
+            found = Found.INFEASIBLE if done == Termination.COMPLETED else Found.NONE
         return BackendResult(
-            termination=_TERMINATION[outcome.status],
+            termination=done,
             found=found,
-            raw_status=f"{outcome.how}: {outcome.status}",
+            raw_status=f"{outcome.how}: {outcome.status.value}",
             count=outcome.count if settings.mode in ("all", "count") else None,
-            distinct_count=distinct if outcome.status == "completed" else None,
+            distinct_count=distinct if outcome.status == Termination.COMPLETED else None,
             details={f"exactcover_{key}": value for key, value in outcome.details.items()},
             work="table" if TABLES & set(outcome.how.split("+")) else "search",
         )

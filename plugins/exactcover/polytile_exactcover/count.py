@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from polytile_core.plugin import Termination
 from polytile_exactcover._dlx import Search
 from polytile_exactcover.cover import CoverProblem
 from polytile_exactcover.frontier import frontier, layout
 from polytile_exactcover.memo import MemoTooLarge, Stopped, memo_count
 from polytile_exactcover.options import ExactCoverOptions
-from polytile_exactcover.outcome import Limits, Outcome
+from polytile_exactcover.outcome import Limits, SearchReport
 from polytile_exactcover.search import PROBE_NODES, enumerate_covers
 
 # The frontier's budget (states in a layer) on auto when the model can be searched by
@@ -27,10 +28,10 @@ def count_covers(
     problem: CoverProblem,
     options: ExactCoverOptions,
     limits: Limits,
-    image_search: Callable[[], Callable[[], Outcome] | None] | None = None,
+    image_search: Callable[[], Callable[[], SearchReport] | None] | None = None,
     *,
     search: bool = True,
-) -> Outcome:
+) -> SearchReport:
     """Count without listing: the frontier scan, the memo or the search kernel, as
     ``options.counter`` says.  On auto: the frontier scan within its budget, then dancing
     links if it finishes within ``PROBE_NODES`` nodes, then the memo within its budget,
@@ -65,7 +66,7 @@ def count_covers(
                 "frontier_pruning": plan.pruned_by(),
             }
             if status in ("completed", "interrupted", "time_limit"):
-                return Outcome(status, count, "frontier", {"kernel": "frontier", **peaks})
+                return SearchReport(Termination(status), count, "frontier", {"kernel": "frontier", **peaks})
             notes.append(
                 f"frontier: {'more than ' + str(budget) + ' states in a layer' if status == 'budget' else status} "
                 f"(peak {states} states, {peaks['table_peak_mb']} MB)"
@@ -74,7 +75,7 @@ def count_covers(
         probe = Search(problem.n_items, problem.options, problem.groups)
         status, count = limits.run(probe, None, 0, limits.left(), PROBE_NODES)
         if status != "node_limit":
-            return Outcome(status, count, "dlx", {"kernel": "dlx", **_fallback(notes)})
+            return SearchReport(Termination(status), count, "dlx", {"kernel": "dlx", **_fallback(notes)})
         notes.append(f"dlx: not done in {PROBE_NODES} nodes")
     by_images = image_search() if image_search is not None else None
     if options.counter == "memo" or (options.counter == "auto" and by_images is None):
@@ -87,14 +88,14 @@ def count_covers(
                 stop=limits.stop,
                 deadline=limits.deadline,
             )
-            return Outcome("completed", count, "memo", {"kernel": "memo", **_fallback(notes)})
+            return SearchReport(Termination.COMPLETED, count, "memo", {"kernel": "memo", **_fallback(notes)})
         except Stopped as stopped:
-            return Outcome(stopped.reason, 0, "memo", {"kernel": "memo", **_fallback(notes)})
+            return SearchReport(Termination(stopped.reason), 0, "memo", {"kernel": "memo", **_fallback(notes)})
         except MemoTooLarge:
             notes.append(f"memo: passed its budget of {options.memo_budget} states or its states did not recur")
     if not search and options.counter == "auto":
         notes.append("search: not made in a probe (the run splits the search instead)")
-        return Outcome("time_limit", 0, "search", {"kernel": "none", **_fallback(notes)})
+        return SearchReport(Termination.TIME_LIMIT, 0, "search", {"kernel": "none", **_fallback(notes)})
     outcome = by_images() if by_images is not None else enumerate_covers(problem, None, limits, kernel=options.kernel)
     outcome.details.update(_fallback(notes))
     return outcome

@@ -1,4 +1,4 @@
-"""What the searches of one solve did, and the limits they share."""
+"""What the searches of one solve did (``SearchReport``), and the limits they share."""
 
 from __future__ import annotations
 
@@ -8,21 +8,23 @@ from typing import Any, Protocol
 
 import attrs
 
-from polytile_core.plugin import relay_stop
+from polytile_core.plugin import Termination, relay_stop
 
 
 @attrs.define
-class Outcome:
-    """What one search (or several added up) did; ``details`` go to the result."""
+class SearchReport:
+    """What one search (or several added up) did: why it stopped (the kernels' word for
+    it, as a ``Termination``), what it counted, which kernels ran; ``details`` go to the
+    result.  The backend makes its ``BackendResult`` of it."""
 
-    status: str = "completed"
+    status: Termination = Termination.COMPLETED
     count: int = 0
     how: str = "dlx"
     details: dict[str, Any] = attrs.Factory(dict)
 
-    def add(self, other: Outcome, times: int = 1) -> None:
+    def add(self, other: SearchReport, times: int = 1) -> None:
         self.count += times * other.count
-        if self.status == "completed":
+        if self.status == Termination.COMPLETED:
             self.status = other.status
         for part in other.how.split("+"):
             if part not in self.how.split("+"):

@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from polytile_core.plugin import InputError, OnSolution
+from polytile_core.plugin import InputError, OnSolution, Termination
 from polytile_exactcover._bitboard import Board
 from polytile_exactcover._dlx import Search
 from polytile_exactcover.cover import CoverProblem
-from polytile_exactcover.outcome import Limits, Outcome
+from polytile_exactcover.outcome import Limits, SearchReport
 
 BITBOARD_ITEMS = 256
 # Measured: dancing links solves the 2022 paper's Fig. 5 (holes everywhere) in about 1,000
@@ -54,29 +54,32 @@ def first_branch(options: Sequence[tuple[Sequence[int], object]], n_items: int) 
 
 def enumerate_covers(
     problem: CoverProblem, on_ones: OnSolution | None, limits: Limits, limit: int = 0, kernel: str = "auto"
-) -> Outcome:
+) -> SearchReport:
     """List the covers, ``on_ones(sorted model variables)`` per solution, or count them
     (``on_ones`` None), on the kernel ``listing_kernel`` picks."""
     reason = limits.reason()
     if reason:
-        return Outcome(reason, 0, kernel, {"kernel": kernel})
+        return SearchReport(Termination(reason), 0, kernel, {"kernel": kernel})
     search, name = listing_kernel(problem, kernel, limits, limit)
     callback: Callable[[list[int]], None] | None = None
     if on_ones is not None:
         report, variables = on_ones, problem.variables
         callback = lambda chosen: report(sorted(variables[option] for option in chosen))  # noqa: E731
     status, count = limits.run(search, callback, limit, limits.left())
-    return Outcome(status, count, name, {"kernel": name})
+    return SearchReport(Termination(status), count, name, {"kernel": name})
 
 
-def short_search(problem: CoverProblem, limits: Limits) -> Outcome:
+def short_search(problem: CoverProblem, limits: Limits) -> SearchReport:
     """A count by dancing links if it ends within ``PROBE_NODES`` nodes; else given up
     (status ``time_limit``): what a probe may search."""
     status, count = limits.run(
         Search(problem.n_items, problem.options, problem.groups), None, 0, limits.left(), PROBE_NODES
     )
     if status == "node_limit":
-        return Outcome(
-            "time_limit", 0, "search", {"counter": f"search: not done in {PROBE_NODES} nodes, a probe's share"}
+        return SearchReport(
+            Termination.TIME_LIMIT,
+            0,
+            "search",
+            {"counter": f"search: not done in {PROBE_NODES} nodes, a probe's share"},
         )
-    return Outcome(status, count, "dlx", {"kernel": "dlx"})
+    return SearchReport(Termination(status), count, "dlx", {"kernel": "dlx"})

@@ -37,6 +37,7 @@ from polytile_core.plugin import (
     Model,
     OnSolution,
     Permutation,
+    Termination,
     burnside,
     checked_symmetries,
     choose_anchor,
@@ -48,7 +49,7 @@ from polytile_core.plugin import (
 from polytile_exactcover.count import count_covers
 from polytile_exactcover.cover import CoverProblem, cover_problem
 from polytile_exactcover.options import ExactCoverOptions
-from polytile_exactcover.outcome import Limits, Outcome
+from polytile_exactcover.outcome import Limits, SearchReport
 from polytile_exactcover.search import enumerate_covers
 
 
@@ -64,7 +65,7 @@ def restricted(problem: CoverProblem, leave_out: set[int]) -> CoverProblem:
 
 def count_fixed(
     model: Model, permutation: Permutation, keep: set[int] | None, options: ExactCoverOptions, limits: Limits
-) -> Outcome:
+) -> SearchReport:
     """Solutions left unchanged by ``permutation`` (among those using only ``keep``)."""
     fixed, merged = fixed_model(model, permutation)
     allowed = None if keep is None else {new for new, cycle in enumerate(merged) if set(cycle) <= keep}
@@ -73,7 +74,7 @@ def count_fixed(
 
 def solve_distinct(
     model: Model, problem: CoverProblem, mode: str, report: OnSolution, limits: Limits, options: ExactCoverOptions
-) -> tuple[Outcome, int | None]:
+) -> tuple[SearchReport, int | None]:
     """(raw outcome, distinct count) in mode ``all`` (listing one tiling per class) or ``count``."""
     try:
         group = checked_symmetries(model)
@@ -104,19 +105,19 @@ def _whole_group(
     limits: Limits,
     options: ExactCoverOptions,
     group: list[Permutation],
-) -> tuple[Outcome, int | None]:
+) -> tuple[SearchReport, int | None]:
     others = group[1:]
     if mode == "count":
         raw = count_covers(problem, options, limits)
         fixes = [raw.count]
         for permutation in others:
-            if raw.status != "completed":
+            if raw.status != Termination.COMPLETED:
                 return raw, None
             fixed = count_fixed(model, permutation, None, options, limits)
-            raw.add(Outcome(fixed.status, 0, fixed.how, fixed.details))
+            raw.add(SearchReport(fixed.status, 0, fixed.how, fixed.details))
             fixes.append(fixed.count)
         raw.how += "+burnside"
-        return raw, burnside(fixes) if raw.status == "completed" else None
+        return raw, burnside(fixes) if raw.status == Termination.COMPLETED else None
     kept = [0]
 
     def keep_smallest(ones: list[int]) -> None:
@@ -138,9 +139,9 @@ def _anchored(
     options: ExactCoverOptions,
     group: list[Permutation],
     anchor: Anchor,
-) -> tuple[Outcome, int | None]:
+) -> tuple[SearchReport, int | None]:
     order = len(group)
-    total = Outcome("completed", 0, "anchor")
+    total = SearchReport(Termination.COMPLETED, 0, "anchor")
     distinct = 0
     free_part = restricted(problem, set(anchor.variables) - set(anchor.free))
     if mode == "count":
@@ -150,7 +151,7 @@ def _anchored(
     total.add(part, order)
     distinct += part.count
     for placement in anchor.fixed:
-        if total.status != "completed":
+        if total.status != Termination.COMPLETED:
             break
         stabiliser = [g for g in group if g[placement] == placement]
         at_placement = restricted(problem, set(anchor.variables) - {placement})
@@ -160,7 +161,7 @@ def _anchored(
             keep = set(at_placement.variables)
             for permutation in stabiliser[1:]:
                 fixed = count_fixed(model, permutation, keep, options, limits)
-                if fixed.status != "completed":
+                if fixed.status != Termination.COMPLETED:
                     part.status = fixed.status
                     break
                 fixes.append(fixed.count)
@@ -179,7 +180,7 @@ def _anchored(
             part = enumerate_covers(at_placement, keep_smallest, limits, kernel=options.kernel)
             distinct += kept[0]
         total.add(part, order // len(stabiliser))
-    return total, distinct if total.status == "completed" else None
+    return total, distinct if total.status == Termination.COMPLETED else None
 
 
 @attrs.frozen
@@ -214,7 +215,7 @@ def images_of(model: Model, problem: CoverProblem, options: ExactCoverOptions) -
 
 def search_by_images(
     images: Images, problem: CoverProblem, report: OnSolution | None, limits: Limits, options: ExactCoverOptions
-) -> Outcome:
+) -> SearchReport:
     """Every solution, each handed to ``report`` once (or counted, ``report`` None),
     searched with the anchor on one placement per orbit and the others made as images."""
 
@@ -225,11 +226,11 @@ def search_by_images(
 
         return emit
 
-    total = Outcome("completed", 0, "images")
+    total = SearchReport(Termination.COMPLETED, 0, "images")
     total.details["images"] = images.note
     kernel: str = options.kernel
     for placements, symmetries in images.parts:
-        if total.status != "completed":
+        if total.status != Termination.COMPLETED:
             break
         part = restricted(problem, set(images.anchor.variables) - placements)
         found = enumerate_covers(
@@ -242,7 +243,7 @@ def search_by_images(
 
 def list_all(
     model: Model, problem: CoverProblem, report: OnSolution | None, limits: Limits, options: ExactCoverOptions
-) -> Outcome:
+) -> SearchReport:
     """Every solution, each handed to ``report`` once (or counted, ``report`` None): by
     images when the model has them (``images_of``), else plainly."""
     images = images_of(model, problem, options)
