@@ -67,7 +67,18 @@ def cases() -> Iterator[Any]:
 def test_every_plugin_with_options_is_covered():
     """The plugins of this repository that take options are all installed and reached."""
     tables = {table for table, _ in with_options()}
-    assert {"exactcover", "scip", "cpsat", "milp", "first-cell", "tree", "checkerboard", "colours", "enclose", "render"} <= tables
+    assert {
+        "exactcover",
+        "scip",
+        "cpsat",
+        "milp",
+        "first-cell",
+        "tree",
+        "checkerboard",
+        "colours",
+        "enclose",
+        "render",
+    } <= tables
 
 
 @pytest.mark.parametrize(("table", "options", "key", "value", "refused"), list(cases()))
