@@ -55,6 +55,8 @@ def solution_data(solution: Solution) -> dict:
 def result_data(result: Result) -> dict:
     data = CONVERTER.unstructure(attrs.evolve(result, solutions=()))
     data["solutions"] = [solution_data(solution) for solution in result.solutions]
+    # A part's line says what it has (a split may report a thousand parts).
+    data["subproblems"] = [_without_none(report) for report in data["subproblems"]]
     data["gap"] = result.gap
     return data
 

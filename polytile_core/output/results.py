@@ -65,6 +65,11 @@ class Solution:
         return notebook.html_of(_drawn(self))
 
 
+def _whole_if_integral(value: float | None) -> float | None:
+    """An objective of 128.0 is 128 (an area, a count): read back from a file it stays 128."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
 @attrs.frozen
 class Answer:
     """What is known when a solve stops: why it stopped, what it found, and the numbers.
@@ -80,7 +85,9 @@ class Answer:
     count: int | None = attrs.field(
         default=None, metadata={"description": "number of solutions (exact when completed)"}
     )
-    objective: float | None = attrs.field(default=None, metadata={"description": "best objective found"})
+    objective: float | None = attrs.field(
+        default=None, converter=_whole_if_integral, metadata={"description": "best objective found"}
+    )
     bound: float | None = attrs.field(default=None, metadata={"description": "proven bound on the objective"})
     distinct_count: int | None = attrs.field(
         default=None, metadata={"description": "solutions up to the region's symmetry, when asked for"}

@@ -11,7 +11,7 @@ import pytest
 
 CORE = Path(__file__).resolve().parents[2] / "polytile_core"
 # Lowest first.  The ground floor (errors, the converter, the hookimpl marker, the version) is for all.
-LAYERS = ["", "model", "output", "host", "config", "plugin", "solve", "api", "testing", "cli"]
+LAYERS = ["", "model", "output", "host", "config", "plugin", "solve", "api", "cli", "testing"]
 GROUND = {"", "errors", "convert", "hookimpl", "__version__"}
 
 
@@ -75,6 +75,22 @@ def test_a_plugin_imports_the_core_only_through_its_facade(path):
     """``polytile_core.plugin`` is the plugin author's door; the rooms behind it may move."""
     for name, line, _ in core_imports(path):
         assert name.startswith("polytile_core.plugin"), f"{path.name}:{line} imports {name}: use polytile_core.plugin"
+
+
+PLUGIN_TESTS = sorted(
+    path
+    for folder in (ROOT / "plugins", ROOT / "docs" / "examples")
+    for path in folder.rglob("*.py")
+    if "tests" in path.relative_to(folder).parts and "build" not in path.relative_to(folder).parts
+)
+
+
+@pytest.mark.parametrize("path", PLUGIN_TESTS, ids=lambda path: str(path.relative_to(ROOT)))
+def test_a_plugins_tests_import_the_core_only_through_the_facade_and_the_kits(path):
+    """A plugin's tests use what a plugin author has: ``polytile_core.plugin`` and ``polytile_core.testing``."""
+    for name, line, _ in core_imports(path):
+        allowed = name.startswith(("polytile_core.plugin", "polytile_core.testing"))
+        assert allowed, f"{path.name}:{line} imports {name}: use polytile_core.plugin or polytile_core.testing"
 
 
 def test_every_room_is_listed():

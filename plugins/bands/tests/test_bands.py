@@ -12,9 +12,7 @@ import polytile_bands
 import pytest
 from polytile_bands import BandsTiler, impossibility, not_served, tile_large
 
-from polytile_core.host.builtin import CLASSIC_FAMILIES
-from polytile_core.model.geometry import Region, cells_from_rows, normalise
-from polytile_core.model.problem import PieceType, TilingProblem
+from polytile_core.plugin import CLASSIC_FAMILIES, PieceType, Region, TilingProblem, cells_from_rows, normalise
 from polytile_core.testing import count_tilings_brute_force, fresh_host
 
 

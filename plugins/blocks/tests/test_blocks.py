@@ -10,16 +10,30 @@ import polytile_exactcover
 import pytest
 from polytile_blocks import BlocksSplit, cuts, share
 
-from polytile_core.config.pipeline import make_plan, read_pipeline
-from polytile_core.config.schema import PieceSpec, Pipeline, RegionSpec, SolveSpec, SplitSpec
-from polytile_core.errors import InputError
-from polytile_core.host.builtin import CLASSIC_FAMILIES
-from polytile_core.host.registry import Host
-from polytile_core.model.geometry import Region, cells_from_rows, normalise
-from polytile_core.model.problem import PieceType
-from polytile_core.output.results import Found, Termination
-from polytile_core.solve.run import run
-from polytile_core.testing import count_tilings_brute_force, own_orientations
+from polytile_core.plugin import (
+    CLASSIC_FAMILIES,
+    Found,
+    InputError,
+    PieceType,
+    Region,
+    Termination,
+    cells_from_rows,
+    normalise,
+)
+from polytile_core.testing import (
+    DecomposerConformance,
+    Host,
+    PieceSpec,
+    Pipeline,
+    RegionSpec,
+    SolveSpec,
+    SplitSpec,
+    count_tilings_brute_force,
+    make_plan,
+    own_orientations,
+    read_pipeline,
+    run,
+)
 
 HOST = Host(autoload=False, plugins=[polytile_blocks, polytile_cpsat])
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
@@ -152,3 +166,10 @@ def test_the_30x40_paper_instance_is_tiled_from_6x10_blocks_with_exact_cover():
     assert solution.part.startswith("20 blocks")
     pieces = {name: (shape, 20) for name, shape in PENTOMINOES.items()}
     assert tiling_faults(solution, pieces, ["#" * 40] * 30) == []
+
+
+class TestBlocksKit(DecomposerConformance):
+    """The decomposer kit: on random small regions the parts partition the tilings, and a proof that there is none is right."""
+
+    decomposer_name = "blocks"
+    plugin = polytile_blocks

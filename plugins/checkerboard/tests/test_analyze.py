@@ -5,10 +5,8 @@ from fractions import Fraction
 
 import pytest
 
-from polytile_core.cli.main import main
-from polytile_core.model.analysis import augmented_rank, model_size
-from polytile_core.model.zero_one import Model
-from polytile_core.testing import TWO_L_TETROMINOES
+from polytile_core.plugin import Model
+from polytile_core.testing import TWO_L_TETROMINOES, augmented_rank, main, model_size
 
 L4_2x4 = TWO_L_TETROMINOES
 

@@ -11,16 +11,29 @@ from polytile_checkerboard import CheckerboardOptions, CheckerboardSplit
 from polytile_checkerboard.variants import coloured_variants
 from polytile_cpsat import CpsatBackend
 
-from polytile_core.config.pipeline import make_plan
-from polytile_core.config.schema import PieceSpec, Pipeline, RegionSpec, SolveSpec, SplitSpec
-from polytile_core.host.builtin import CLASSIC_FAMILIES
-from polytile_core.host.contracts import SolveSettings
-from polytile_core.host.registry import Host
-from polytile_core.model.geometry import Region, cells_from_rows, normalise
-from polytile_core.model.problem import PieceType, TilingProblem
-from polytile_core.model.tiling import build_tiling
-from polytile_core.output.results import Found, Termination
-from polytile_core.solve.run import run
+from polytile_core.plugin import (
+    CLASSIC_FAMILIES,
+    Found,
+    PieceType,
+    Region,
+    SolveSettings,
+    Termination,
+    TilingProblem,
+    cells_from_rows,
+    normalise,
+)
+from polytile_core.testing import (
+    DecomposerConformance,
+    Host,
+    PieceSpec,
+    Pipeline,
+    RegionSpec,
+    SolveSpec,
+    SplitSpec,
+    build_tiling,
+    make_plan,
+    run,
+)
 
 SPLIT = CheckerboardSplit()
 
@@ -223,3 +236,10 @@ def test_a_run_ends_at_once_with_the_parity_certificate():
     assert result.message.startswith("impossible by checkerboard colouring: the region has parity 0")
     assert result.details["certificate"] == "checkerboard"
     assert result.subproblems == ()
+
+
+class TestCheckerboardKit(DecomposerConformance):
+    """The decomposer kit: on random small regions the parts partition the tilings, and a proof that there is none is right."""
+
+    decomposer_name = "checkerboard"
+    plugin = polytile_checkerboard

@@ -18,16 +18,30 @@ from polytile_colours import ColoursOptions, ColoursSplit
 from polytile_colours.colouring import Colouring, coloured_variants
 from polytile_exactcover import ExactCoverBackend
 
-from polytile_core.config.pipeline import make_plan
-from polytile_core.config.schema import PieceSpec, Pipeline, RegionSpec, SolveSpec, SplitSpec
-from polytile_core.host.builtin import CLASSIC_FAMILIES
-from polytile_core.host.registry import Host
-from polytile_core.model.geometry import Region, cells_from_rows, normalise
-from polytile_core.model.problem import PieceType, TilingProblem
-from polytile_core.model.tiling import build_tiling
-from polytile_core.output.results import Found, Termination
-from polytile_core.solve.run import run
-from polytile_core.testing import count_tilings_brute_force, solve_with
+from polytile_core.plugin import (
+    CLASSIC_FAMILIES,
+    Found,
+    PieceType,
+    Region,
+    Termination,
+    TilingProblem,
+    cells_from_rows,
+    normalise,
+)
+from polytile_core.testing import (
+    DecomposerConformance,
+    Host,
+    PieceSpec,
+    Pipeline,
+    RegionSpec,
+    SolveSpec,
+    SplitSpec,
+    build_tiling,
+    count_tilings_brute_force,
+    make_plan,
+    run,
+    solve_with,
+)
 
 SHAPES = {"D": ["##"], "I3": ["###"], "L3": ["##", "#."], "L4": ["###", "#.."], "T4": ["###", ".#."], "O": ["##", "##"]}
 
@@ -169,3 +183,11 @@ def test_a_split_run_counts_as_oracles_md_says(backend):
     )
     result = run(make_plan(pipeline, HOST))
     assert (result.termination, result.count) == (Termination.COMPLETED, 2)
+
+
+class TestColoursKit(DecomposerConformance):
+    """The decomposer kit: on random small regions the parts partition the tilings, and a proof that there is none is right."""
+
+    decomposer_name = "colours"
+    plugin = polytile_colours
+    options = {"colours": 3}

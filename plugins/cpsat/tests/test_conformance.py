@@ -5,8 +5,7 @@ import polytile_cpsat
 import pytest
 from polytile_cpsat import CpsatBackend, CpsatOptions
 
-from polytile_core.errors import InputError
-from polytile_core.output.results import Found
+from polytile_core.plugin import Found, InputError
 from polytile_core.testing import INSTANCES, BackendConformance, solve_with
 
 

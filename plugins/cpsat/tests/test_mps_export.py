@@ -3,8 +3,7 @@ its size, its binaries and its optimum."""
 
 from ortools.linear_solver.python import model_builder
 
-from polytile_core.output.export import mps_text, variable_index
-from polytile_core.testing import optimisation_instance, reference_optimum
+from polytile_core.testing import mps_text, optimisation_instance, reference_optimum, variable_index
 
 
 def test_ortools_reads_the_mps_file_and_finds_the_reference_optimum():

@@ -26,13 +26,8 @@ from distributed import Client
 from polytile_cpsat import CpsatBackend
 from polytile_dask import DaskOptions, dask_executor, local_cluster
 
-from polytile_core import hookimpl
-from polytile_core.cli.main import main
-from polytile_core.config.pipeline import load_plan
-from polytile_core.errors import InputError
-from polytile_core.host.registry import Host
-from polytile_core.output.results import Termination
-from polytile_core.solve.run import run
+from polytile_core.plugin import InputError, Termination, hookimpl
+from polytile_core.testing import Host, load_plan, main, run
 
 L_TETROMINOES_2X4 = """
 [region]

@@ -4,9 +4,7 @@ import textwrap
 
 import pytest
 
-from polytile_core.config.pipeline import load_plan
-from polytile_core.host.registry import Host
-from polytile_core.solve.run import run
+from polytile_core.testing import Host, load_plan, run
 
 
 @pytest.fixture(scope="module")

@@ -8,10 +8,8 @@ import pytest
 from polytile_enclosure.bound import needed_types, relaxed_bound
 from polytile_enclosure.fence import BoundarySearch
 
-from polytile_core.config.pipeline import resolve_pieces
-from polytile_core.config.schema import PieceSpec
-from polytile_core.host.registry import Host
-from polytile_core.model.problem import PieceType
+from polytile_core.plugin import PieceType
+from polytile_core.testing import Host, PieceSpec, resolve_pieces
 
 
 def random_piece(rng: random.Random, name: str) -> PieceType:

@@ -3,7 +3,7 @@
 import pytest
 from polytile_enclosure.check import EnclosureCheckError, check_fence, enclosed_area, enclosed_pockets
 
-from polytile_core.model.geometry import Region
+from polytile_core.plugin import Region
 
 
 def fence_of(rows):

@@ -9,13 +9,8 @@ import pytest
 from polytile_enclosure import EnclosureCheckError, enclosed_area
 from polytile_enclosure.model import auto_board, fence_boxes
 
-from polytile_core.config.pipeline import load_plan, resolve_pieces
-from polytile_core.config.schema import PieceSpec
-from polytile_core.errors import InputError
-from polytile_core.host.registry import Host
-from polytile_core.model.geometry import Region, orientations, placements
-from polytile_core.output.results import Found, Termination
-from polytile_core.solve.run import run
+from polytile_core.plugin import Found, InputError, Region, Termination, orientations, placements
+from polytile_core.testing import Host, PieceSpec, load_plan, resolve_pieces, run
 
 NO_LP = "[options.cpsat]\nparameters = { linearization_level = 0 }\n"
 

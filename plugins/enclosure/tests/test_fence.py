@@ -9,13 +9,8 @@ from polytile_enclosure import enclosed_pockets
 from polytile_enclosure.check import steps
 from polytile_enclosure.fence import BoundarySearch, canonical, clockwise_walk
 
-from polytile_core.config.pipeline import load_plan, resolve_pieces
-from polytile_core.config.schema import PieceSpec
-from polytile_core.errors import InputError
-from polytile_core.host.registry import Host
-from polytile_core.model.geometry import Region, orientations, placements
-from polytile_core.output.results import Found, Termination
-from polytile_core.solve.run import run
+from polytile_core.plugin import Found, InputError, Region, Termination, orientations, placements
+from polytile_core.testing import Host, PieceSpec, load_plan, resolve_pieces, run
 
 MONO, DOMINO = [(0, 0)], [(0, 0), (1, 0)]
 I3, L3 = [(0, 0), (1, 0), (2, 0)], [(0, 0), (1, 0), (0, 1)]

@@ -22,14 +22,17 @@ from polytile_exactcover.frontier import Pockets, Pruning, frontier, layout
 from polytile_exactcover.outcome import Limits
 from polytile_exactcover.search import enumerate_covers
 
-from polytile_core import api
-from polytile_core.config.pipeline import make_plan, read_pipeline
-from polytile_core.config.schema import SolveSpec
-from polytile_core.host.contracts import SolveSettings
-from polytile_core.model.geometry import Region
-from polytile_core.model.tiling import build_tiling
-from polytile_core.output.results import Termination
-from polytile_core.testing import count_tilings_brute_force, fresh_host, tilings_brute_force
+from polytile_core.plugin import Region, SolveSettings, Termination
+from polytile_core.testing import (
+    SolveSpec,
+    api,
+    build_tiling,
+    count_tilings_brute_force,
+    fresh_host,
+    make_plan,
+    read_pipeline,
+    tilings_brute_force,
+)
 
 SHAPES = {
     "D": ["##"],

@@ -4,7 +4,7 @@ shares no code with the generator."""
 import pytest
 from polytile_generate import count, n_ominoes
 
-from polytile_core.model.geometry import is_connected, orientations
+from polytile_core.plugin import is_connected, orientations
 
 # docs/oracles.md (OEIS), n = 1..10.
 OEIS = {

@@ -3,8 +3,7 @@ mirror images (') and clockwise turns (@90, @180, @270)."""
 
 from polytile_generate import n_ominoes
 
-from polytile_core.host.builtin import CLASSIC_FAMILIES
-from polytile_core.model.geometry import cells_from_rows, normalise, orientations
+from polytile_core.plugin import CLASSIC_FAMILIES, cells_from_rows, normalise, orientations
 
 
 def test_pentominoes_and_tetrominoes_keep_their_letters_and_pictures():

@@ -8,13 +8,8 @@ import polytile_cpsat
 import polytile_generate
 import pytest
 
-from polytile_core import api
-from polytile_core.cli.main import main
-from polytile_core.config.pipeline import load_plan
-from polytile_core.errors import InputError
-from polytile_core.host.registry import Host
-from polytile_core.model.geometry import normalise, orientations
-from polytile_core.solve.run import run
+from polytile_core.plugin import InputError, normalise, orientations
+from polytile_core.testing import Host, api, load_plan, main, run
 
 
 def host():
@@ -82,7 +77,7 @@ def test_the_one_sided_tetromino_example_is_impossible_by_colouring():
 
 
 def test_a_huge_n_is_refused_at_once():
-    from polytile_core.cli.main import main
+    from polytile_core.testing import main
 
     assert main(["pieces", "14"]) == 2
     assert main(["pieces", "17", "--count-only"]) == 2

@@ -9,9 +9,7 @@ import pytest
 from PIL import Image
 from polytile_render import RenderOptions, render_png, render_svg
 
-from polytile_core.errors import InputError
-from polytile_core.model.geometry import components
-from polytile_core.output.results import Found, PlacedPiece, Result, Solution, Termination
+from polytile_core.plugin import Found, InputError, PlacedPiece, Result, Solution, Termination, components
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -28,9 +28,8 @@ def test_scip_and_cpsat_agree(instance):
 @pytest.mark.parametrize("width, height, expected", [(6, 6, 6728), (12, 5, 8544)])
 def test_larger_counts_agree_with_oeis(width, height, expected):
     """6×6 dominoes (OEIS A004003) and 5×12 L-trominoes (OEIS A084478), both SCIP ways and CP-SAT."""
-    from polytile_core.model.geometry import Region
-    from polytile_core.model.problem import PieceType
-    from polytile_core.model.tiling import build_tiling
+    from polytile_core.plugin import PieceType, Region
+    from polytile_core.testing import build_tiling
 
     shape = ((0, 0), (1, 0)) if width == height else ((0, 0), (0, 1), (1, 1))
     model = build_tiling((PieceType("P", shape, "free", 0, None),), Region.rectangle(width, height))

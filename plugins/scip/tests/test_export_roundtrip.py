@@ -3,8 +3,7 @@
 import pyscipopt
 import pytest
 
-from polytile_core.output.export import export_model, variable_index
-from polytile_core.testing import INSTANCES, count_tilings_brute_force, tiling_problems
+from polytile_core.testing import INSTANCES, count_tilings_brute_force, export_model, tiling_problems, variable_index
 
 
 def tilings_read_back(path):

@@ -6,11 +6,8 @@ import threading
 import pytest
 from polytile_scip import ScipBackend, ScipOptions
 
-from polytile_core.cli.main import main
-from polytile_core.errors import InputError
-from polytile_core.host.contracts import SolveSettings
-from polytile_core.output.results import Found, Termination
-from polytile_core.testing import INSTANCES, ReferenceBackend, solve_with
+from polytile_core.plugin import Found, InputError, SolveSettings, Termination
+from polytile_core.testing import INSTANCES, ReferenceBackend, main, solve_with
 
 FIVE_BY_SIX = next(i for i in INSTANCES if i.name == "5x6 L-trominoes")
 

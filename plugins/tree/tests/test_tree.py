@@ -20,20 +20,35 @@ from polytile_cpsat import make_backend as cpsat_backend
 from polytile_exactcover import ExactCoverBackend
 from polytile_tree import TreeOptions, TreeSplit
 
-from polytile_core.config.pipeline import make_plan
-from polytile_core.config.schema import PieceSpec, Pipeline, RegionSpec, SolveSpec, SplitSpec
-from polytile_core.convert import structure
-from polytile_core.errors import InputError
-from polytile_core.host.contracts import SolveSettings
-from polytile_core.model.geometry import Region
-from polytile_core.model.problem import PieceType, TilingProblem
-from polytile_core.model.tiling import build_tiling
-from polytile_core.model.zero_one import Constraint, Model
-from polytile_core.output.results import Termination
-from polytile_core.solve import autosplit
-from polytile_core.solve.checkpoint import Checkpoint
-from polytile_core.solve.run import run
-from polytile_core.testing import INSTANCES, count_tilings_brute_force, fresh_host, solve_with, tilings_brute_force
+from polytile_core.plugin import (
+    Constraint,
+    InputError,
+    Model,
+    PieceType,
+    Region,
+    SolveSettings,
+    Termination,
+    TilingProblem,
+)
+from polytile_core.testing import (
+    INSTANCES,
+    Checkpoint,
+    DecomposerConformance,
+    PieceSpec,
+    Pipeline,
+    RegionSpec,
+    SolveSpec,
+    SplitSpec,
+    autosplit,
+    build_tiling,
+    count_tilings_brute_force,
+    fresh_host,
+    make_plan,
+    run,
+    solve_with,
+    structure,
+    tilings_brute_force,
+)
 
 HOST = fresh_host(polytile_tree, polytile_exactcover, polytile_cpsat)
 
@@ -458,7 +473,7 @@ def test_one_job_or_a_named_split_takes_no_probe():
 
 
 def test_analyze_measures_the_tree_parts(tmp_path, capsys):
-    from polytile_core.cli.main import main
+    from polytile_core.testing import main
 
     path = tmp_path / "run.toml"
     path.write_text(
@@ -494,3 +509,10 @@ def test_parts_with_images_count_and_list_as_the_whole_does(mode):
         tilings = [frozenset((p.piece, p.cells) for p in solution.placements) for solution in split.solutions]
         assert len(tilings) == len(set(tilings)) == whole.count
         assert set(tilings) == {frozenset((p.piece, p.cells) for p in s.placements) for s in whole.solutions}
+
+
+class TestTreeKit(DecomposerConformance):
+    """The decomposer kit: on random small regions the parts partition the tilings, and a proof that there is none is right."""
+
+    decomposer_name = "tree"
+    plugin = polytile_tree

@@ -16,11 +16,8 @@ distributed = pytest.importorskip("distributed")
 
 from polytile_dask import local_cluster  # noqa: E402
 
-from polytile_core.config.pipeline import make_plan  # noqa: E402
-from polytile_core.config.schema import PieceSpec, Pipeline, RegionSpec, SolveSpec, SplitSpec  # noqa: E402
-from polytile_core.host.registry import Host  # noqa: E402
-from polytile_core.output.results import Termination  # noqa: E402
-from polytile_core.solve.run import run  # noqa: E402
+from polytile_core.plugin import Termination  # noqa: E402
+from polytile_core.testing import Host, PieceSpec, Pipeline, RegionSpec, SolveSpec, SplitSpec, make_plan, run  # noqa: E402
 
 NINE_BY_NINE = ["########."] + ["#########"] * 8
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import attrs
 
-from polytile_core.plugin import BackendCapabilities, BackendFactory, Register, hookimpl
+from polytile_core.plugin import Backend, BackendCapabilities, BackendFactory, Register, hookimpl
 
 
 @attrs.frozen
@@ -23,7 +23,7 @@ class MilpOptions:
     )
 
 
-def make_backend(options: MilpOptions | None = None):
+def make_backend(options: MilpOptions | None = None) -> Backend:
     """Import SciPy only when a solve needs it, so loading the plugin stays cheap."""
     from polytile_milp.backend import MilpBackend
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Any
 
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import coo_array, vstack
 
-from polytile_core.plugin import BackendResult, Found, Model, SolveSettings, Termination
+from polytile_core.plugin import BackendResult, Found, Model, OnSolution, SolveSettings, Termination
 from polytile_milp import MilpOptions
 
 
@@ -17,7 +18,9 @@ class MilpBackend:
     def __init__(self, options: MilpOptions | None = None):
         self.options = options or MilpOptions()
 
-    def solve(self, model: Model, settings: SolveSettings, on_solution, stop: threading.Event) -> BackendResult:
+    def solve(
+        self, model: Model, settings: SolveSettings, on_solution: OnSolution, stop: threading.Event
+    ) -> BackendResult:
         deadline = None if settings.time_limit is None else time.monotonic() + settings.time_limit
         if model.num_variables == 0:  # milp needs at least one variable; decide it here
             if model.check([]):
@@ -52,7 +55,9 @@ class MilpBackend:
                 return BackendResult(Termination.COMPLETED, found, answer.message, None, value, value)
             rows, lower, upper = _with_no_good_cut(model, rows, lower, upper, ones)
 
-    def _solve_once(self, cost, rows, lower, upper, deadline, stop):
+    def _solve_once(
+        self, cost: Any, rows: Any, lower: Any, upper: Any, deadline: float | None, stop: threading.Event
+    ) -> Any:
         """One solve in doubling time slices, so a stop request is seen between slices."""
         slice_seconds = self.options.first_slice
         while not stop.is_set():
@@ -77,7 +82,7 @@ def _count(settings: SolveSettings, number: int) -> int | None:
     return number if settings.mode in ("all", "count") else None
 
 
-def _rows(model: Model):
+def _rows(model: Model) -> tuple[Any, Any, Any]:
     entries = [(row, var, coefficient) for row, c in enumerate(model.constraints) for var, coefficient in c.terms]
     row_index, column_index, values = zip(*entries, strict=True) if entries else ((), (), ())
     matrix = coo_array((values, (row_index, column_index)), shape=(len(model.constraints), model.num_variables)).tocsr()
@@ -86,7 +91,7 @@ def _rows(model: Model):
     return matrix, lower, upper
 
 
-def _with_no_good_cut(model: Model, rows, lower, upper, ones):
+def _with_no_good_cut(model: Model, rows: Any, lower: Any, upper: Any, ones: list[int]) -> tuple[Any, Any, Any]:
     """Forbid this assignment of the decision variables: sum(ones) - sum(zeros) <= |ones| - 1."""
 
     chosen = set(ones)

@@ -4,8 +4,7 @@ from importlib.metadata import entry_points
 
 import polytile_milp
 
-from polytile_core.host.registry import Host
-from polytile_core.testing import BackendConformance
+from polytile_core.testing import BackendConformance, Host
 
 
 def test_found_through_its_entry_point():

@@ -1,0 +1,109 @@
+"""Benchmark: counts that take over 10 s on one job, on two jobs by default (issue 29).
+
+    python benchmarks/two_jobs.py [--seed S] [--draws N] [--keep K] [--areas 90,100,110]
+                                  [--limit SECONDS] [--repeat R]
+
+Draws random instances (``polytile_core.testing.random_instance``: holes, all three kinds,
+exact, ranged and unlimited copies; the seed is printed), counts each on one job with no
+backend named, and keeps the first ``--keep`` whose count takes from 10 s to ``--limit``.
+Each kept instance is then counted on two jobs, the two runs taken in turn, and the run's
+own seconds compared (``seconds`` in its result: the interpreter's start is not counted).
+Counts must agree.  Prints a Markdown table, the median and the worst speedup.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import tomli_w
+
+from polytile_core.testing import random_instance
+
+LONG = 10.0  # seconds on one job from which two jobs are measured
+
+
+def count(pipeline: Path, jobs: int, limit: float) -> tuple[float, int | None, str]:
+    """The run's own seconds, its count (None unless it completed) and how it was made."""
+    command = [sys.executable, "-m", "polytile_core.cli.main", "solve", str(pipeline), "--mode", "count"]
+    command += ["--jobs", str(jobs), "--time-limit", str(limit), "-o", "-", "--quiet"]
+    done = subprocess.run(command, capture_output=True, text=True)
+    if not done.stdout.strip():
+        return float("nan"), None, done.stderr.strip()[-200:]
+    result = json.loads(done.stdout)
+    how = result.get("details", {}).get("when_long") or result.get("details", {}).get("route", {}).get("how", "")
+    completed = result["termination"] == "completed"
+    return result["seconds"], result["count"] if completed else None, how
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--draws", type=int, default=40, help="instances drawn at most")
+    parser.add_argument("--keep", type=int, default=3, help="instances over 10 s measured")
+    parser.add_argument("--areas", default="90,100,110")
+    parser.add_argument("--limit", type=float, default=90.0, help="seconds a one-job count may take")
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--long", type=float, default=LONG, help="seconds on one job from which two are measured")
+    arguments = parser.parse_args()
+    seed = arguments.seed if arguments.seed is not None else random.SystemRandom().randrange(2**32)
+    print(f"seed {seed}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}", flush=True)
+    rng = random.Random(seed)
+    areas = [int(area) for area in arguments.areas.split(",")]
+    folder = Path(tempfile.mkdtemp(prefix="polytile-two-jobs-"))
+    rows: list[dict] = []
+    for number in range(arguments.draws):
+        if len(rows) >= arguments.keep:
+            break
+        table = random_instance(rng, rng.choice(areas))
+        pipeline = folder / f"d{number}.toml"
+        pipeline.write_text(tomli_w.dumps(table))
+        one, counted, _ = count(pipeline, 1, arguments.limit)
+        if counted is None or one < arguments.long:
+            print(f"d{number}: {one:.1f} s on one job; not measured", flush=True)
+            continue
+        ones, twos, how = [one], [], ""
+        counts: set[int | None] = {counted}
+        for turn in range(arguments.repeat):
+            if turn:
+                seconds, counted, _ = count(pipeline, 1, 10 * arguments.limit)
+                ones.append(seconds)
+                counts.add(counted)
+            seconds, counted, how = count(pipeline, 2, 10 * arguments.limit)
+            twos.append(seconds)
+            counts.add(counted)
+        area = sum(row.count("#") for row in table["region"]["rows"])
+        row = {
+            "name": f"d{number}",
+            "area": area,
+            "pieces": len(table["pieces"]),
+            "count": f"{counted:,}" if len(counts) == 1 and counted is not None else f"DISAGREE {counts}",
+            "one": statistics.median(ones),
+            "two": statistics.median(twos),
+            "how": how,
+        }
+        row["speedup"] = row["one"] / row["two"]
+        rows.append(row)
+        print(f"d{number}: {row['one']:.1f} s -> {row['two']:.1f} s ({row['speedup']:.2f}x)", flush=True)
+    print()
+    print("| instance | area | pieces | tilings | 1 job | 2 jobs | speedup | two jobs' route |")
+    print("|---|---|---|---|---|---|---|---|")
+    for row in rows:
+        print(
+            f"| {row['name']} | {row['area']} | {row['pieces']} | {row['count']} | {row['one']:.1f} s "
+            f"| {row['two']:.1f} s | {row['speedup']:.2f} | {row['how']} |"
+        )
+    if rows:
+        speedups = [row["speedup"] for row in rows]
+        print(f"\nspeedup on two jobs: median {statistics.median(speedups):.2f}, worst {min(speedups):.2f}")
+
+
+if __name__ == "__main__":
+    main()
