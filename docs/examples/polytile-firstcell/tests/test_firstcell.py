@@ -12,13 +12,19 @@ from typing import Any
 import polytile_firstcell
 import pytest
 
-from polytile_core.config.pipeline import make_plan
-from polytile_core.config.schema import Pipeline
-from polytile_core.convert import structure
-from polytile_core.host.registry import Host
 from polytile_core.plugin import Found, InputError, Result, Termination
-from polytile_core.solve.run import run
-from polytile_core.testing import cells_of_table, count_tilings_brute_force, pieces_of_table, random_instance
+from polytile_core.testing import (
+    DecomposerConformance,
+    Host,
+    Pipeline,
+    cells_of_table,
+    count_tilings_brute_force,
+    make_plan,
+    pieces_of_table,
+    random_instance,
+    run,
+    structure,
+)
 
 HOST = Host()  # what is installed: found through the entry point, as a user's run finds it
 L_TETROMINO = ["#.", "#.", "##"]
@@ -42,6 +48,15 @@ def rectangle(width: int, height: int, *pieces: tuple[str, list[str]]) -> dict[s
         "region": {"rows": rows},
         "pieces": [{"name": name, "shape": shape, "unlimited": True} for name, shape in pieces],
     }
+
+
+class TestFirstCellConformance(DecomposerConformance):
+    """The kit: on random small regions, the parts partition the tilings and a
+    certificate is never wrong."""
+
+    decomposer_name = "first-cell"
+    plugin = polytile_firstcell
+    options = {"cell": "fewest"}
 
 
 def test_found_through_its_entry_point() -> None:
