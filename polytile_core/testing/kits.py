@@ -5,7 +5,9 @@ Subclass one in a plugin's tests (pytest collects the subclass):
 - ``BackendConformance``: ``backend_name``, ``plugin`` and optionally ``options``.  It
   reads the capabilities the backend declared when it registered and checks what they
   promise: a mode it does not declare is skipped (with the reason), and a mode it
-  declares must work.  A backend registered without capabilities is checked as a
+  declares must work.  An instance whose model has a feature the backend does not
+  ``accept`` is skipped too; ``distinct_in_search`` is checked against the brute force's
+  count up to symmetry.  A backend registered without capabilities is checked as a
   tiling backend: modes one, all and count.
 - ``DecomposerConformance``: ``decomposer_name``, ``plugin`` and optionally ``options``.
   On random small regions (a fresh seed each run, printed on failure) it checks that the
@@ -31,12 +33,18 @@ import attrs
 from polytile_core.config.pipeline import make_plan
 from polytile_core.config.schema import Pipeline
 from polytile_core.convert import structure
-from polytile_core.host.capabilities import BackendCapabilities
+from polytile_core.host.capabilities import BackendCapabilities, model_features
 from polytile_core.host.contracts import Backend, BackendResult, Mode, SolveSettings
+from polytile_core.model.symmetry import placement_symmetries
 from polytile_core.model.zero_one import Model
 from polytile_core.output.results import Found, Termination
 from polytile_core.solve.run import run
-from polytile_core.testing.brute import placement_problems, tiling_problems, tilings_brute_force
+from polytile_core.testing.brute import (
+    count_pictures_brute_force,
+    placement_problems,
+    tiling_problems,
+    tilings_brute_force,
+)
 from polytile_core.testing.instances import (
     INSTANCES,
     LARGE,
@@ -97,11 +105,12 @@ def solve_with(
     time_limit: float | None = None,
     stop_after: int | None = None,
     timeout: float = 60.0,
+    distinct: bool = False,
 ) -> tuple[BackendResult, list[list[int]], float]:
     """Solve and collect what was streamed; ``stop_after`` sets the stop event once that
     many solutions have arrived.  The backend has ``timeout`` seconds to return (beyond
-    that the check fails, ``CheckTimedOut``).  Returns (BackendResult, streamed
-    solutions, seconds)."""
+    that the check fails, ``CheckTimedOut``).  ``distinct`` asks for the count up to the
+    model's symmetries too.  Returns (BackendResult, streamed solutions, seconds)."""
     stop = threading.Event()
     streamed: list[list[int]] = []
 
@@ -115,7 +124,9 @@ def solve_with(
     result = within(
         timeout,
         f"the backend's solve in mode {mode}{limit}",
-        lambda: backend.solve(model, SolveSettings(mode=mode, time_limit=time_limit), on_solution, stop),
+        lambda: backend.solve(
+            model, SolveSettings(mode=mode, time_limit=time_limit, distinct=distinct), on_solution, stop
+        ),
         stop,
     )
     return result, streamed, time.perf_counter() - started
@@ -172,12 +183,16 @@ class BackendConformance:
         )
         return capabilities
 
-    def requires(self, mode: str) -> None:
-        """Skip the check unless the backend declares ``mode``."""
+    def requires(self, mode: str, model: Model | None = None) -> None:
+        """Skip the check unless the backend declares ``mode`` and accepts every feature
+        of ``model`` (``BackendCapabilities.accepts``)."""
         capabilities = self.declared()
         modes = TILING_MODES if capabilities is None else capabilities.modes
         if mode not in modes:
             _skip(f"{self.backend_name} does not declare mode {mode} (its modes: {', '.join(sorted(modes))})")
+        refused = set() if capabilities is None or model is None else model_features(model) - capabilities.accepts
+        if refused:
+            _skip(f"{self.backend_name} does not accept {', '.join(sorted(refused))}, which this model has")
 
     def long_problem(self) -> tuple[Model, int]:
         """A model this backend takes well over a second to count or list, and its count:
@@ -188,8 +203,8 @@ class BackendConformance:
         return solve_with(self.make_backend(), model, mode, timeout=self.check_seconds, **limits)
 
     def test_find_one_gives_a_valid_tiling(self, instance: Instance) -> None:
-        self.requires("one")
         model = instance.model()
+        self.requires("one", model)
         result, streamed, _ = self.solve(model, "one")
         if instance.count == 0:
             expect((result.termination, result.found), (Termination.COMPLETED, Found.INFEASIBLE), instance.name)
@@ -200,8 +215,9 @@ class BackendConformance:
         expect(tiling_problems(instance, model, streamed[-1]), [], f"{instance.name}: faults of the tiling")
 
     def test_counts_match_known_results(self, instance: Instance) -> None:
-        self.requires("count")
-        result, _, _ = self.solve(instance.model(), "count")
+        model = instance.model()
+        self.requires("count", model)
+        result, _, _ = self.solve(model, "count")
         expected_found = Found.FEASIBLE if instance.count else Found.INFEASIBLE
         expect(
             (result.termination, result.found, result.count),
@@ -210,8 +226,8 @@ class BackendConformance:
         )
 
     def test_enumeration_streams_every_tiling_once(self, instance: Instance) -> None:
-        self.requires("all")
         model = instance.model()
+        self.requires("all", model)
         result, streamed, _ = self.solve(model, "all")
         expect(result.termination, Termination.COMPLETED, f"{instance.name} listed")
         expect(len(streamed), instance.count, f"{instance.name}: tilings streamed ({instance.source})")
@@ -230,8 +246,9 @@ class BackendConformance:
         assert seconds < self.slack, f"the stop took {seconds:.2f} s (at most {self.slack:g} s)"
 
     def test_infeasible_is_proved(self, impossible: Instance, mode: Mode) -> None:
-        self.requires(mode)
-        result, streamed, _ = self.solve(impossible.model(), mode)
+        model = impossible.model()
+        self.requires(mode, model)
+        result, streamed, _ = self.solve(model, mode)
         expect((result.termination, result.found), (Termination.COMPLETED, Found.INFEASIBLE), impossible.name)
         assert result.count in ((0,) if mode == "count" else (None, 0)), f"{impossible.name}: count {result.count}"
         expect(streamed, [], f"{impossible.name}: solutions streamed for a problem with none")
@@ -256,9 +273,25 @@ class BackendConformance:
         assert result.count is None or result.count < total, f"count {result.count} under a time limit"
         assert seconds < limit + self.slack, f"returned after {seconds:.2f} s under a {limit} s limit"
 
+    def test_counts_up_to_symmetry_in_the_search(self, instance: Instance) -> None:
+        """A backend that declares ``distinct_in_search`` counts up to the model's
+        symmetries itself: its count up to symmetry is the brute force's."""
+        capabilities = self.declared()
+        if capabilities is None or not capabilities.distinct_in_search:
+            _skip(f"{self.backend_name} does not declare distinct_in_search")
+        model = instance.model()
+        self.requires("count", model)
+        model.symmetries = placement_symmetries(model, instance.region, instance.pieces)
+        result, _, _ = self.solve(model, "count", distinct=True)
+        expect(
+            (result.count, result.distinct_count),
+            (instance.count, count_pictures_brute_force(instance.region.cells, instance.pieces)),
+            f"{instance.name} counted and counted up to symmetry ({instance.source}; the brute force)",
+        )
+
     def test_optimises_to_the_reference_optimum(self) -> None:
-        self.requires("optimize")
         model, description = optimisation_instance()
+        self.requires("optimize", model)
         optimum = reference_optimum()
         result, streamed, _ = self.solve(model, "optimize")
         expect((result.termination, result.found), (Termination.COMPLETED, Found.OPTIMAL), description)

@@ -136,6 +136,58 @@ def test_a_failed_check_says_what_it_compared():
     assert f"{wrong.count}" in message and "got (<Termination.COMPLETED" in message
 
 
+class Unbroken:
+    """Counts by the reference search and claims its raw count is the count up to
+    symmetry too: declaring ``distinct_in_search`` wrongly."""
+
+    def __init__(self, options: object = None) -> None:
+        self.search = ReferenceBackend()
+
+    def solve(
+        self, model: Model, settings: SolveSettings, on_solution: OnSolution, stop: threading.Event
+    ) -> BackendResult:
+        result = self.search.solve(model, settings, on_solution, stop)
+        return BackendResult(
+            termination=result.termination,
+            found=result.found,
+            raw_status="unbroken",
+            count=result.count,
+            distinct_count=result.count,
+        )
+
+
+class Declared:
+    @hookimpl
+    def polytile_register_backends(self, register: Register[BackendFactory]) -> None:
+        register("plain", ReferenceBackend, capabilities=BackendCapabilities(modes={"count"}, accepts=()))
+        register("unbroken", Unbroken, capabilities=BackendCapabilities(modes={"count"}, distinct_in_search=True))
+
+
+def test_a_backend_is_checked_only_on_models_whose_features_it_accepts():
+    class Kit(BackendConformance):
+        backend_name = "plain"
+        plugin = Declared()
+
+    outcomes = run_kit(Kit())
+    assert outcomes["test_counts_match_known_results[4x4 dominoes]"] == "passed"
+    assert outcomes["test_counts_match_known_results[2x4, two L-tetrominoes]"] == (
+        "skipped: plain does not accept count rows, which this model has"
+    )
+
+
+def test_a_wrong_count_up_to_symmetry_fails_the_kit():
+    class Kit(BackendConformance):
+        backend_name = "unbroken"
+        plugin = Declared()
+
+    outcomes = run_kit(Kit())
+    # 2×4 with two L-tetrominoes: 2 tilings, mirror images of each other (oracles.md).
+    assert outcomes["test_counts_up_to_symmetry_in_the_search[2x4, two L-tetrominoes]"] == (
+        "failed: 2x4, two L-tetrominoes counted and counted up to symmetry "
+        "(docs/oracles.md: Garvie & Burkardt 2022; the brute force): expected (2, 1), got (2, 2)"
+    )
+
+
 class Twice:
     """A wrong split: the whole problem as two parts, so every tiling comes twice."""
 
