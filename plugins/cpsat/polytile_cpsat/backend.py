@@ -161,19 +161,11 @@ class CpsatBackend:
             if settings.mode in ("all", "count"):
                 found = Found.FEASIBLE if seen else Found.INFEASIBLE
                 return BackendResult(termination=Termination.COMPLETED, found=found, raw_status=raw, count=count)
-            if model.objective is None:
-                # CP-SAT says OPTIMAL for a feasibility model once one solution is found.
-                return BackendResult(
-                    termination=Termination.COMPLETED,
-                    found=Found.FEASIBLE,
-                    raw_status=raw,
-                    count=count,
-                    objective=objective,
-                    bound=bound,
-                )
+            # CP-SAT says OPTIMAL for a feasibility model once one solution is found.
+            found = Found.FEASIBLE if model.objective is None else Found.OPTIMAL
             return BackendResult(
                 termination=Termination.COMPLETED,
-                found=Found.OPTIMAL,
+                found=found,
                 raw_status=raw,
                 count=count,
                 objective=objective,

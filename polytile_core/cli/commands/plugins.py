@@ -32,7 +32,7 @@ def show_plugins(arguments: argparse.Namespace, host: Host) -> int:
 
 
 def _ranks(rank: Mapping[str, int]) -> str:
-    return ", ".join(f"{mode} {value:+d}" if value < 0 else f"{mode} {value}" for mode, value in sorted(rank.items()))
+    return ", ".join(f"{mode} {value}" for mode, value in sorted(rank.items()))
 
 
 def _flags(flags: tuple[tuple[str, bool], ...]) -> str:
