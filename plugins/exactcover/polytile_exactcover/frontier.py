@@ -34,6 +34,7 @@ from itertools import product
 from math import gcd, lcm
 
 import attrs
+import numpy
 
 from polytile_exactcover._frontier import Frontier
 from polytile_exactcover.cover import CoverProblem
@@ -264,8 +265,12 @@ def _colourings(bulk: Sequence[Sequence[Cell]]) -> list[tuple[int, list[int]]]:
     is a random combination of an integer basis of the functionals vanishing on L."""
     found = []
     for modulus in MODULI:
-        vectors = {tuple(_colours(shape, modulus)) for shape in bulk}
-        basis = _null_space(sorted(vectors), modulus * modulus)
+        vectors = sorted({tuple(_colours(shape, modulus)) for shape in bulk})
+        if numpy.linalg.matrix_rank(numpy.array(vectors, dtype=float)) == modulus * modulus:
+            # They span everything: no invariant.  The floating-point rank of small integer
+            # vectors is exact in practice, and a wrong "full" would only lose pruning.
+            continue
+        basis = _null_space(vectors, modulus * modulus)
         if basis:
             weights = [_splitmix(k) for k in range(len(basis))]
             values = [

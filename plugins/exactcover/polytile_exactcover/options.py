@@ -18,8 +18,8 @@ class ExactCoverOptions:
         metadata={
             "description": "how mode count counts: frontier (a table scan in C), memo (memoised search "
             "in Python), search (list without storing, by the kernel; one anchor placement per orbit when the "
-            "problem is symmetric) or auto (frontier, then a short "
-            "dancing-links probe, memo and search, each within its budget)"
+            "problem is symmetric) or auto (a short dancing-links "
+            "probe, then frontier, memo and search, each within its budget)"
         },
     )
     kernel: Literal["auto", "bitboard", "dlx"] = attrs.field(

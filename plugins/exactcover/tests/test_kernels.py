@@ -238,7 +238,7 @@ def test_a_notched_board_of_bars_is_pruned_and_counted_as_by_search():
     _, whole_count, whole_peak, _ = frontier(unpruned(scan)).run(1 << 62, 0.0)
     assert by_search == {count} == {whole_count}
     assert 5 * peak < whole_peak
-    result, _ = solve(model, "count")
+    result, _ = solve(model, "count", counter="frontier")
     assert result.count == count
     assert result.details["exactcover_frontier_pruning"].startswith("colours mod 4 (")
 
