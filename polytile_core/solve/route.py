@@ -50,14 +50,21 @@ class Route:
 
     def report(self, plan: Plan) -> dict:
         """What ``details.route`` says of this route."""
-        options = {self.backend.name: CONVERTER.unstructure(self.backend.options)}
+        options = {self.backend.name: _set(CONVERTER.unstructure(self.backend.options))}
         if self.split is not None:
-            options[self.split.name] = CONVERTER.unstructure(self.split.options)
+            options[self.split.name] = _set(CONVERTER.unstructure(self.split.options))
         report: dict[str, object] = {"name": self.name, "backend": self.backend.name, "why": self.why}
         if self.split is not None:
             report["split"] = self.split.name
         report["options"] = {name: value for name, value in options.items() if value is not None}
         return report
+
+
+def _set(options: object) -> object:
+    """The options a route was given, less those left unset (None: a result file has no null)."""
+    if isinstance(options, dict):
+        return {key: value for key, value in options.items() if value is not None}
+    return options
 
 
 @attrs.frozen

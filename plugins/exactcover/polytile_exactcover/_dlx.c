@@ -12,6 +12,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -145,6 +146,73 @@ static int search(Search *s, int depth) {
     return go_on;
 }
 
+/* Knuth's estimate of the size of the search tree (TAOCP 7.2.2, "estimating the running
+ * time"): a random dive from the root takes, at each node, the item the search would
+ * branch on and one of its d fitting options at random; 1 + d1 + d1·d2 + ... is an
+ * unbiased estimate of the number of nodes, whose mean over many dives is what a route
+ * compares with a table's cost before choosing (count.py). */
+static uint64_t next_random(uint64_t *x) {  /* xorshift64* */
+    *x ^= *x >> 12; *x ^= *x << 25; *x ^= *x >> 27;
+    return *x * 0x2545F4914F6CDD1DULL;
+}
+
+static double dive(Search *s, uint64_t *random, int *items, int *nodes) {
+    double estimate = 1, width = 1;
+    int depth = 0;
+    while (s->rlink[0] != 0) {
+        int best = -1, fewest = 0x7fffffff, fitting = 0;
+        for (int i = s->rlink[0]; i != 0; i = s->rlink[i])
+            if (s->len[i] < fewest) { fewest = s->len[i]; best = i; if (fewest <= 1) break; }
+        if (fewest == 0) break;
+        for (int r = s->dlink[best]; r != best; r = s->dlink[r])
+            fitting += !s->n_groups || fits(s, s->node_option[r]);
+        if (fitting == 0) break;
+        width *= fitting;
+        estimate += width;
+        int pick = (int)(next_random(random) % (uint64_t)fitting), r = s->dlink[best];
+        for (;; r = s->dlink[r])
+            if ((!s->n_groups || fits(s, s->node_option[r])) && pick-- == 0) break;
+        cover(s, best);
+        add_groups(s, s->node_option[r], 1);
+        for (int q = r + 1; q != r;) {
+            int x = s->top[q];
+            if (x <= 0) q = s->ulink[q]; else { cover(s, x); q++; }
+        }
+        items[depth] = best;
+        nodes[depth++] = r;
+    }
+    while (depth--) {
+        int r = nodes[depth];
+        for (int q = r - 1; q != r;) {
+            int x = s->top[q];
+            if (x <= 0) q = s->dlink[q]; else { uncover(s, x); q--; }
+        }
+        add_groups(s, s->node_option[r], -1);
+        uncover(s, items[depth]);
+    }
+    return estimate;
+}
+
+/* estimate(dives, seed) -> the mean of ``dives`` dives' estimates of the nodes a full
+ * search visits. */
+static PyObject *Search_estimate(Search *s, PyObject *args) {
+    int dives;
+    unsigned long long seed;
+    if (!PyArg_ParseTuple(args, "iK", &dives, &seed)) return NULL;
+    if (s->running) { PyErr_SetString(PyExc_RuntimeError, "this search is running"); return NULL; }
+    int *items = malloc((s->n_items + 1) * sizeof(int)), *nodes = malloc((s->n_items + 1) * sizeof(int));
+    if (!items || !nodes) { free(items); free(nodes); return PyErr_NoMemory(); }
+    uint64_t random = seed * 0x9E3779B97F4A7C15ULL + 1;
+    double sum = 0;
+    memset(s->count_in_group, 0, sizeof(long long) * (s->n_groups + 1));
+    Py_BEGIN_ALLOW_THREADS
+    for (int k = 0; k < dives; k++) sum += dive(s, &random, items, nodes);
+    Py_END_ALLOW_THREADS
+    free(items);
+    free(nodes);
+    return PyFloat_FromDouble(dives > 0 ? sum / dives : 0.0);
+}
+
 static void Search_dealloc(Search *s) {
     free(s->llink); free(s->rlink); free(s->top); free(s->ulink); free(s->dlink);
     free(s->len); free(s->node_option); free(s->group_start); free(s->group_id);
@@ -266,6 +334,8 @@ static PyObject *Search_cancel(Search *s, PyObject *unused) {
 static PyMethodDef Search_methods[] = {
     {"run", (PyCFunction)Search_run, METH_VARARGS,
      "run(callback, limit, time_limit[, node_limit]) -> (status, solutions); callback None counts only"},
+    {"estimate", (PyCFunction)Search_estimate, METH_VARARGS,
+     "estimate(dives, seed) -> Knuth's estimate of the nodes a full search visits (the mean of random dives)"},
     {"cancel", (PyCFunction)Search_cancel, METH_NOARGS, "ask a running search to stop soon (any thread)"},
     {NULL}
 };

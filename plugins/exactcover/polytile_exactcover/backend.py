@@ -68,7 +68,9 @@ class ExactCoverBackend:
                 images = images_of(model, problem, self.options)
                 return None if images is None else lambda: search_by_images(images, problem, None, limits, self.options)
 
-            outcome = count_covers(problem, self.options, limits, image_search, search=not settings.probe)
+            outcome = count_covers(
+                problem, self.options, limits, image_search, search=not settings.probe, threads=settings.workers or 1
+            )
         else:
             outcome = enumerate_covers(problem, report, limits, limit=1, kernel=self.options.kernel)
         # A search that stopped at its solution limit (mode one) has done what it was asked.

@@ -3,12 +3,15 @@ the search kernel, each within its budget, and why each step fell back to the ne
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
+
+import attrs
 
 from polytile_core.plugin import Termination
 from polytile_exactcover._dlx import Search
 from polytile_exactcover.cover import CoverProblem
-from polytile_exactcover.frontier import frontier, layout
+from polytile_exactcover.frontier import Layout, frontier, layout
 from polytile_exactcover.memo import MemoTooLarge, Stopped, memo_count
 from polytile_exactcover.options import ExactCoverOptions
 from polytile_exactcover.outcome import Limits, SearchReport
@@ -22,6 +25,22 @@ from polytile_exactcover.search import PROBE_NODES, enumerate_covers
 # (1.2–1.5 s) and 8×8 minus the centre at 371,148 (0.86 s), where the search of a quarter
 # and an eighth of the tree takes 0.45 s and 0.38 s.
 IMAGES_FRONTIER_STATES = 200_000
+# The frontier's budget on auto when ``memo_budget`` is not set: states in one layer.
+# 9×9 less 3 cells with six pieces of up to 6 copies peaks at 1–6 million states (1.2 GB
+# at 5.7 million), counted in 3–13 s where the search takes from 20 s to far longer.
+FRONTIER_STATES = 6_000_000
+# The memo's budget on auto when ``memo_budget`` is not set: states in all (Python).
+MEMO_STATES = 1_000_000
+# Random dives for Knuth's estimate of the search (each a few microseconds).
+ESTIMATE_DIVES = 1_000
+# The frontier's time on auto: this share of the estimated search's time (per thread), at
+# least ``FRONTIER_FLOOR`` seconds.  The estimate is often low by 2–5 times (a few dives
+# into a tree with heavy tails: measured on 9×9 instances and random ones), so a frontier
+# that is cut off costs about one to two searches (on one job or on several, which keeps
+# a split's speed-up); one that finishes is usually far faster than the search
+# (docs/exactcover.md).
+FRONTIER_SHARE = 4.0
+FRONTIER_FLOOR = 0.25
 
 
 def count_covers(
@@ -31,61 +50,75 @@ def count_covers(
     image_search: Callable[[], Callable[[], SearchReport] | None] | None = None,
     *,
     search: bool = True,
+    threads: int = 1,
 ) -> SearchReport:
     """Count without listing: the frontier scan, the memo or the search kernel, as
     ``options.counter`` says.  On auto: dancing links if it finishes within
-    ``PROBE_NODES`` nodes, then the frontier scan within its budget, then the memo within
-    its budget, then the search kernel.  ``image_search()`` finds, when first asked, the search of
-    one anchor placement per orbit of a symmetric model (or None); it is asked only when
-    the frontier does not count the model, since finding the symmetries can cost more
-    than the count (0.1–0.2 s on the 2022 paper's Figs. 11 and 12).  Given such a
-    search, the frontier's budget is ``IMAGES_FRONTIER_STATES`` and the memo is not
-    tried; the search counts.  The reason for each step back is written to
-    ``details["counter_fallback"]``.  A forced frontier scan on a model it cannot lay out
-    (a Burnside count's merged model, say) steps back to the search the same way.
-    Without ``search`` (a probe: ``SolveSettings.probe``), a count that would need the
-    search kernel gives up instead (status ``time_limit``, how ``search``)."""
+    ``PROBE_NODES`` nodes; else Knuth's estimate of the search's time, then the frontier
+    scan within its budget of states and of time (``FRONTIER_SHARE`` of the estimated
+    search, on ``threads`` threads), then the memo within its budget, then the search
+    kernel.  ``image_search()`` finds, when first asked, the search of one anchor
+    placement per orbit of a symmetric model (or None); it is asked only when the
+    frontier does not count the model, since finding the symmetries can cost more than
+    the count (0.1–0.2 s on the 2022 paper's Figs. 11 and 12).  Given such a search, the
+    frontier's budget is ``IMAGES_FRONTIER_STATES`` and the memo is not tried; the search
+    counts.  The reason for each step back is written to ``details["counter_fallback"]``.
+    A forced frontier scan on a model it cannot lay out (a Burnside count's merged model,
+    say) steps back to the search the same way.  Without ``search`` (a probe:
+    ``SolveSettings.probe``), a count that would need the search kernel gives up instead
+    (status ``time_limit``, how ``search``)."""
     notes = []
-    if options.counter == "auto":
-        # First a short dancing-links search: it ends many small counts in under a
-        # millisecond, before the frontier's layout (milliseconds of Python) is made.
+    auto = options.counter == "auto"
+    share: float | None = None  # seconds the frontier may take before the search is made instead
+    if auto:
+        # A short dancing-links search ends many small counts in under a millisecond,
+        # before the frontier's layout (milliseconds of Python) is made.
         probe = Search(problem.n_items, problem.options, problem.groups)
+        started = time.monotonic()
         status, count = limits.run(probe, None, 0, limits.left(), PROBE_NODES)
         if status != "node_limit":
             return SearchReport(Termination(status), count, "dlx", {"kernel": "dlx"})
-        notes.append(f"dlx: not done in {PROBE_NODES} nodes")
+        per_node = max(time.monotonic() - started, 1e-6) / PROBE_NODES
+        seconds = probe.estimate(ESTIMATE_DIVES, 0) * per_node
+        share = max(FRONTIER_SHARE * seconds / threads, FRONTIER_FLOOR)
+        notes.append(f"dlx: not done in {PROBE_NODES} nodes; the search would take about {seconds:.3g} s")
     if options.counter in ("auto", "frontier"):
         plan = layout(problem)
         if isinstance(plan, str):
             notes.append(f"frontier: {plan}")
         else:
-            budget = options.memo_budget if options.counter == "auto" else 1 << 62
-            trial = options.counter == "auto" and image_search is not None and budget > IMAGES_FRONTIER_STATES
+            budget = (options.memo_budget or FRONTIER_STATES) if auto else 1 << 62
+            trial = auto and image_search is not None and budget > IMAGES_FRONTIER_STATES
             if trial:
                 budget = IMAGES_FRONTIER_STATES
-            status, count, states, size = limits.run(frontier(plan), budget, limits.left())
+            scan = _Scan(plan, limits, share, threads)
+            status, count, states, size = scan(budget)
             if trial and status == "budget" and image_search is not None and image_search() is None:
                 # No symmetry to search less of: the frontier gets its whole budget.
-                budget = options.memo_budget
-                status, count, states, size = limits.run(frontier(plan), budget, limits.left())
+                budget = options.memo_budget or FRONTIER_STATES
+                status, count, states, size = scan(budget)
             peaks = {
                 "table_peak_states": states,
                 "table_peak_mb": round(size / 2**20, 1),
                 "frontier_pruning": plan.pruned_by(),
             }
-            if status in ("completed", "interrupted", "time_limit"):
+            if threads > 1:
+                peaks["frontier_threads"] = threads
+            if status == "completed" or (status in ("interrupted", "time_limit") and limits.reason()):
                 return SearchReport(Termination(status), count, "frontier", {"kernel": "frontier", **peaks})
-            notes.append(
-                f"frontier: {'more than ' + str(budget) + ' states in a layer' if status == 'budget' else status} "
-                f"(peak {states} states, {peaks['table_peak_mb']} MB)"
-            )
+            if status == "budget":
+                why = f"more than {budget} states in a layer"
+            elif status == "time_limit":
+                why = f"not done in {share:.3g} s, its share of the estimated search"
+            else:
+                why = status
+            notes.append(f"frontier: {why} (peak {states} states, {peaks['table_peak_mb']} MB)")
     by_images = image_search() if image_search is not None else None
-    if options.counter == "memo" or (options.counter == "auto" and by_images is None):
-        auto = options.counter == "auto"
+    if options.counter == "memo" or (auto and by_images is None):
         try:
             count = memo_count(
                 problem,
-                budget=options.memo_budget if auto else float("inf"),
+                budget=(options.memo_budget or MEMO_STATES) if auto else float("inf"),
                 probe=auto,
                 stop=limits.stop,
                 deadline=limits.deadline,
@@ -94,13 +127,33 @@ def count_covers(
         except Stopped as stopped:
             return SearchReport(Termination(stopped.reason), 0, "memo", {"kernel": "memo", **_fallback(notes)})
         except MemoTooLarge:
-            notes.append(f"memo: passed its budget of {options.memo_budget} states or its states did not recur")
-    if not search and options.counter == "auto":
+            notes.append(
+                f"memo: passed its budget of {options.memo_budget or MEMO_STATES} states or its states did not recur"
+            )
+    if not search and auto:
         notes.append("search: not made in a probe (the run splits the search instead)")
         return SearchReport(Termination.TIME_LIMIT, 0, "search", {"kernel": "none", **_fallback(notes)})
     outcome = by_images() if by_images is not None else enumerate_covers(problem, None, limits, kernel=options.kernel)
     outcome.details.update(_fallback(notes))
     return outcome
+
+
+@attrs.frozen
+class _Scan:
+    """The frontier scan of ``plan`` within a budget of states, the run's limits and, on
+    auto, its share of time (``share``, None: only the run's limit)."""
+
+    plan: Layout
+    limits: Limits
+    share: float | None
+    threads: int
+
+    def __call__(self, budget: int) -> tuple[str, int, int, int]:
+        left = self.limits.left()  # 0: no limit
+        if self.share is not None:
+            left = self.share if left == 0 else min(left, self.share)
+        more = (self.threads,) if self.threads > 1 else ()  # TEMP until the threaded scan is merged
+        return self.limits.run(frontier(self.plan), budget, left, *more)
 
 
 def _fallback(notes: list[str]) -> dict[str, str]:
