@@ -1,0 +1,61 @@
+"""Knuth's estimate of the search tree (``Search.estimate``), which the count on auto uses
+to give the frontier scan its share of time.  The estimate of a random dive is unbiased:
+its mean is the number of nodes of the tree, which the search's own node counter gives
+(the search does not count a solution as a node; a dive does)."""
+
+from __future__ import annotations
+
+import random
+
+import polytile_exactcover
+from polytile_exactcover._dlx import Search
+from polytile_exactcover.cover import cover_problem
+
+from polytile_core.testing import api, build_tiling, fresh_host
+
+HOST = fresh_host(polytile_exactcover)
+SHAPES = {"D": ["##"], "L3": ["#.", "##"], "I3": ["###"], "T4": ["###", ".#."]}
+
+
+def nodes_of(search: Search) -> tuple[int, int]:
+    """(nodes the full search visits, solutions): the node limit that first lets it finish."""
+    low, high = 1, 2
+    while search.run(None, 0, 0.0, high)[0] == "node_limit":
+        low, high = high, 2 * high
+    while low < high:
+        middle = (low + high) // 2
+        if search.run(None, 0, 0.0, middle)[0] == "node_limit":
+            low = middle + 1
+        else:
+            high = middle
+    status, solutions = search.run(None, 0, 0.0, 0)
+    assert status == "completed"
+    return high - 1, solutions
+
+
+def test_the_mean_of_many_dives_is_the_size_of_the_tree():
+    seed = random.SystemRandom().randrange(2**32)
+    rng = random.Random(seed)
+    checked = 0
+    while checked < 6:
+        width, height = rng.randint(3, 5), rng.randint(3, 4)
+        names = rng.sample(sorted(SHAPES), rng.randint(1, 3))
+        pieces = [api.piece(name, SHAPES[name], unlimited=True) for name in names]
+        plan = api.plan((width, height), pieces, backend="exactcover", host=HOST)
+        problem = cover_problem(build_tiling(plan.pieces, plan.region))
+        search = Search(problem.n_items, problem.options, problem.groups)
+        nodes, solutions = nodes_of(search)
+        if nodes < 2:
+            continue
+        estimate = search.estimate(40_000, rng.randrange(2**32))
+        assert abs(estimate - (nodes + solutions)) <= 0.1 * (nodes + solutions), (seed, width, height, names)
+        checked += 1
+
+
+def test_a_search_is_left_as_it_was_after_its_dives():
+    plan = api.plan((4, 4), [api.piece("L3", SHAPES["L3"], unlimited=True), api.piece("D", ["##"], max=2)], host=HOST)
+    problem = cover_problem(build_tiling(plan.pieces, plan.region))
+    search = Search(problem.n_items, problem.options, problem.groups)
+    before = search.run(None, 0, 0.0)
+    search.estimate(500, 7)
+    assert search.run(None, 0, 0.0) == before
