@@ -64,8 +64,11 @@ def dlx3_count(dlx3: str, problem: Path, limit: float) -> tuple[float, int | Non
 
 
 def nine_by_nine(rng: random.Random) -> dict:
-    """Issue 29's kind of instance: 9×9 less three random cells, six random trominoes,
-    tetrominoes or pentominoes (free), each used at most six times."""
+    """Issue 29's kind of instance: 9×9 less three random cells, six random free trominoes,
+    tetrominoes or pentominoes with copy counts from 1 to 6 that fill the 78 cells, each
+    piece's copies exact or within one of its count (the issue's instance had 17,428
+    tilings: a count of copies that fills the region, not an open "at most 6", whose
+    counts run to tens of millions and more)."""
     from polytile_core.host.builtin import CLASSIC_FAMILIES
 
     pool = {
@@ -73,13 +76,19 @@ def nine_by_nine(rng: random.Random) -> dict:
         for size, family in ((3, "trominoes"), (4, "tetrominoes"), (5, "pentominoes"))
         for name, rows in CLASSIC_FAMILIES[family].items()
     }
+    while True:
+        names = rng.sample(sorted(pool), 6)
+        copies = [rng.randint(1, 6) for _ in names]
+        if sum(c * sum(row.count("#") for row in pool[n]) for c, n in zip(copies, names, strict=True)) == 78:
+            break
     cells = [(x, y) for x in range(9) for y in range(9)]
     holes = set(rng.sample(cells, 3))
     rows = ["".join("." if (x, y) in holes else "#" for x in range(9)) for y in range(9)]
-    return {
-        "region": {"rows": rows},
-        "pieces": [{"name": n, "shape": pool[n], "max": 6} for n in rng.sample(sorted(pool), 6)],
-    }
+    pieces = []
+    for name, count in zip(names, copies, strict=True):
+        copies_of = {"count": count} if rng.random() < 0.5 else {"min": max(count - 1, 0), "max": min(count + 1, 6)}
+        pieces.append({"name": name, "shape": pool[name], **copies_of})
+    return {"region": {"rows": rows}, "pieces": pieces}
 
 
 def main() -> None:
@@ -91,7 +100,9 @@ def main() -> None:
     parser.add_argument("--areas", default="50,60,70,80", help="areas to draw from, comma-separated")
     parser.add_argument("--limit", type=float, default=120.0, help="seconds dlx3 may take per instance")
     parser.add_argument(
-        "--nine", action="store_true", help="the issue's kind: 9×9 less 3 random cells, six pieces of up to 6 copies"
+        "--nine",
+        action="store_true",
+        help="the issue's kind: 9×9 less 3 random cells, six pieces of 1 to 6 copies filling it",
     )
     arguments = parser.parse_args()
     seed = arguments.seed if arguments.seed is not None else random.SystemRandom().randrange(2**32)

@@ -1,14 +1,17 @@
-"""Benchmark: counts that take over 10 s on one job, on two jobs by default (issue 29).
+"""Benchmark: counts and listings that take over 10 s on one job, on two jobs by default
+(issue 29).
 
     python benchmarks/two_jobs.py [--seed S] [--draws N] [--keep K] [--areas 90,100,110]
-                                  [--limit SECONDS] [--repeat R]
+                                  [--limit SECONDS] [--repeat R] [--mode count|all] [--nine]
 
 Draws random instances (``polytile_core.testing.random_instance``: holes, all three kinds,
-exact, ranged and unlimited copies; the seed is printed), counts each on one job with no
-backend named, and keeps the first ``--keep`` whose count takes from 10 s to ``--limit``.
-Each kept instance is then counted on two jobs, the two runs taken in turn, and the run's
-own seconds compared (``seconds`` in its result: the interpreter's start is not counted).
-Counts must agree.  Prints a Markdown table, the median and the worst speedup.
+exact, ranged and unlimited copies; or, with ``--nine``, the issue's 9×9 kind from
+``random_vs_dlx3.py``; the seed is printed), solves each on one job with no backend named
+(``--mode count``, or ``all``: every tiling listed to a ``.jsonl`` file), and keeps the
+first ``--keep`` that take from 10 s to ``--limit``.  Each kept instance is then solved on
+two jobs, the runs taken in turn, and the run's own seconds compared (``seconds`` in its
+result: the interpreter's start is not counted).  Counts must agree.  Prints a Markdown
+table, the median and the worst speedup.
 """
 
 from __future__ import annotations
@@ -27,20 +30,40 @@ import tomli_w
 
 from polytile_core.testing import random_instance
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from random_vs_dlx3 import nine_by_nine  # noqa: E402
+
 LONG = 10.0  # seconds on one job from which two jobs are measured
 
 
-def count(pipeline: Path, jobs: int, limit: float) -> tuple[float, int | None, str]:
-    """The run's own seconds, its count (None unless it completed) and how it was made."""
-    command = [sys.executable, "-m", "polytile_core.cli.main", "solve", str(pipeline), "--mode", "count"]
-    command += ["--jobs", str(jobs), "--time-limit", str(limit), "-o", "-", "--quiet"]
+def solve(pipeline: Path, mode: str, jobs: int, limit: float) -> tuple[float, int | None, str]:
+    """The run's own seconds, its count (None unless it completed) and how it was made; a
+    listing is written to a file beside the pipeline, its lines counted, then removed."""
+    listing = pipeline.with_suffix(".jsonl")
+    command = [sys.executable, "-m", "polytile_core.cli.main", "solve", str(pipeline), "--mode", mode]
+    command += ["--jobs", str(jobs), "--time-limit", str(limit), "--quiet"]
+    command += ["-o", "-"] if mode == "count" else ["-o", str(listing)]
     done = subprocess.run(command, capture_output=True, text=True)
-    if not done.stdout.strip():
+    if mode == "count":
+        result = json.loads(done.stdout) if done.stdout.strip() else None
+        listed = None
+    else:
+        result, listed = None, 0
+        if listing.exists():
+            with listing.open() as lines:
+                for line in lines:
+                    if line.startswith('{"line":"solution"'):
+                        listed += 1
+                    elif line.startswith('{"line":"end"'):
+                        result = json.loads(line)
+            listing.unlink()
+    if result is None:
         return float("nan"), None, done.stderr.strip()[-200:]
-    result = json.loads(done.stdout)
-    how = result.get("details", {}).get("when_long") or result.get("details", {}).get("route", {}).get("how", "")
-    completed = result["termination"] == "completed"
-    return result["seconds"], result["count"] if completed else None, how
+    details = result.get("details", {})
+    how = details.get("when_long") or details.get("route", {}).get("how", "")
+    if result["termination"] != "completed" or (listed is not None and listed != result["count"]):
+        return result["seconds"], None, how
+    return result["seconds"], result["count"], how
 
 
 def main() -> None:
@@ -52,9 +75,11 @@ def main() -> None:
     parser.add_argument("--limit", type=float, default=90.0, help="seconds a one-job count may take")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--long", type=float, default=LONG, help="seconds on one job from which two are measured")
+    parser.add_argument("--mode", choices=("count", "all"), default="count", help="count, or list every tiling")
+    parser.add_argument("--nine", action="store_true", help="the issue's 9×9 kind (random_vs_dlx3.py)")
     arguments = parser.parse_args()
     seed = arguments.seed if arguments.seed is not None else random.SystemRandom().randrange(2**32)
-    print(f"seed {seed}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}", flush=True)
+    print(f"seed {seed}; mode {arguments.mode}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}", flush=True)
     rng = random.Random(seed)
     areas = [int(area) for area in arguments.areas.split(",")]
     folder = Path(tempfile.mkdtemp(prefix="polytile-two-jobs-"))
@@ -62,10 +87,10 @@ def main() -> None:
     for number in range(arguments.draws):
         if len(rows) >= arguments.keep:
             break
-        table = random_instance(rng, rng.choice(areas))
+        table = nine_by_nine(rng) if arguments.nine else random_instance(rng, rng.choice(areas))
         pipeline = folder / f"d{number}.toml"
         pipeline.write_text(tomli_w.dumps(table))
-        one, counted, _ = count(pipeline, 1, arguments.limit)
+        one, counted, _ = solve(pipeline, arguments.mode, 1, arguments.limit)
         if counted is None or one < arguments.long:
             print(f"d{number}: {one:.1f} s on one job; not measured", flush=True)
             continue
@@ -73,10 +98,10 @@ def main() -> None:
         counts: set[int | None] = {counted}
         for turn in range(arguments.repeat):
             if turn:
-                seconds, counted, _ = count(pipeline, 1, 10 * arguments.limit)
+                seconds, counted, _ = solve(pipeline, arguments.mode, 1, 10 * arguments.limit)
                 ones.append(seconds)
                 counts.add(counted)
-            seconds, counted, how = count(pipeline, 2, 10 * arguments.limit)
+            seconds, counted, how = solve(pipeline, arguments.mode, 2, 10 * arguments.limit)
             twos.append(seconds)
             counts.add(counted)
         area = sum(row.count("#") for row in table["region"]["rows"])

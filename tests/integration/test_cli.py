@@ -260,3 +260,24 @@ def test_a_closed_pipe_is_not_a_traceback(tmp_path):
     shell = f"{sys.executable} -m polytile_core.cli.main solve {write(tmp_path, GOOD)} --mode all -o - | head -c 10"
     completed = subprocess.run(["bash", "-c", "set -o pipefail; " + shell], capture_output=True, text=True, timeout=120)
     assert "Traceback" not in completed.stderr and "BrokenPipe" not in completed.stderr
+
+
+def test_a_large_tiling_is_summed_up_without_its_picture(tmp_path, capsys):
+    """A terminal gets the picture of a small tiling, and a line instead of a 300×300 one."""
+    pieces = '[[pieces]]\nname = "D"\nshape = ["##"]\nunlimited = true\n'
+    for side, drawn in ((6, True), (300, False)):
+        out = tmp_path / f"{side}.json"
+        assert (
+            main(
+                [
+                    "solve",
+                    str(write(tmp_path, f"[region]\nwidth = {side}\nheight = {side}\n\n{pieces}")),
+                    "-o",
+                    str(out),
+                ]
+            )
+            == 0
+        )
+        printed = capsys.readouterr().out
+        assert (f"the {side}×{side} picture is not printed" not in printed) == drawn
+        assert max(len(line) for line in printed.splitlines()) < 200

@@ -39,6 +39,9 @@ from polytile_core.solve.race import HEAD_START
 from polytile_core.solve.route import choose
 from polytile_core.solve.run import SMALL_MODEL, run
 
+# A summary prints the first tiling as text up to this many cells a side (a terminal's
+# width); a larger one is left to ``polytile render``.
+LARGEST_PICTURE = 200
 # Solutions a streamed run (-o FILE.jsonl) keeps in memory, for the summary and --render.
 STREAMED_KEEP = 12
 
@@ -259,6 +262,14 @@ def ctrl_c_sets(stop: threading.Event, abandon: threading.Event) -> Iterator[Non
         signal.signal(signal.SIGINT, signal.SIG_IGN if stop.is_set() else previous)
 
 
+def _extent(region: tuple[tuple[int, int], ...]) -> tuple[int, int]:
+    """(width, height) of a result's region."""
+    if not region:
+        return 0, 0
+    xs, ys = [x for x, _ in region], [y for _, y in region]
+    return max(xs) - min(xs) + 1, max(ys) - min(ys) + 1
+
+
 def summary(result: Result) -> str:
     """What a person wants to see: the status, the count, the first picture."""
     found = result.found.value.replace("_", " ")
@@ -279,7 +290,11 @@ def summary(result: Result) -> str:
         bound = f", bound {result.bound:g}" if result.bound is not None else ""
         lines.append(f"objective: {result.objective}{bound}")
     if result.solutions:
-        lines.append(ascii_picture(result.solutions[0], result.region))
+        width, height = _extent(result.region)
+        if width <= LARGEST_PICTURE and height <= LARGEST_PICTURE:
+            lines.append(ascii_picture(result.solutions[0], result.region))
+        else:
+            lines.append(f"(the {width}×{height} picture is not printed here: polytile render draws it from the result file)")
     lines.append(f"time: {result.seconds:.2f} s")
     return "\n".join(lines)
 
