@@ -131,7 +131,7 @@ def model_features(model: Model) -> frozenset[str]:
         features.add("objective")
     covered: set[int] = set()
     for constraint in model.constraints:
-        coefficients = [coefficient for _, coefficient in constraint.terms]
+        coefficients = {coefficient for _, coefficient in constraint.terms}  # a few values, many terms
         if any(not isinstance(c, int) or c < 0 for c in coefficients):
             features.add("general rows")
         elif any(c > 1 for c in coefficients):

@@ -35,22 +35,50 @@ Option = tuple[tuple[int, ...], tuple[tuple[int, int], ...]]
 class CoverProblem:
     """Items are numbered 1..n_items; ``options[k]`` is (items, [(group, weight)]) of the
     model variable ``variables[k]``; ``rows[i - 1]`` is the constraint of item i.
-    ``order`` lists the items in the order the kernels fill them: first the ``cells``
-    (items found to be a region's cells), then the others.  ``shapes[k]`` are the cells
-    of option k's placement on the region (empty when its variable places no piece), which
-    the frontier scan colours to prune states no tiling can finish."""
+    ``shapes[k]`` are the cells of option k's placement on the region (empty when its
+    variable places no piece), which the frontier scan colours to prune states no tiling
+    can finish.  ``order`` lists the items in the order the kernels fill them: first the
+    ``cells`` (items found to be a region's cells), then the others; it is found when
+    first asked (``scan``), since a count that a short search ends needs none, and a
+    problem made from this one (``attrs.evolve``) keeps it."""
 
     n_items: int
     options: tuple[Option, ...]
     variables: tuple[int, ...]
     groups: tuple[tuple[int, int], ...]
     rows: tuple[int, ...]
-    order: tuple[int, ...]
-    cells: int
-    shapes: tuple[tuple[tuple[int, int], ...], ...] = ()
+    shapes: tuple[tuple[tuple[int, int], ...], ...]
+    scan: ScanOrder = attrs.field(eq=False, repr=False)
+
+    @property
+    def order(self) -> tuple[int, ...]:
+        return self.scan.found()[0]
+
+    @property
+    def cells(self) -> int:
+        return self.scan.found()[1]
 
     def option_of(self) -> dict[int, int]:
         return {var: k for k, var in enumerate(self.variables)}
+
+
+class ScanOrder:
+    """``scan_order`` of a problem's items, found once, when first asked."""
+
+    def __init__(self, n_items: int, options: Sequence[Option], shapes: Sequence[Sequence[tuple[int, int]]]):
+        self._arguments: tuple[int, Sequence[Option], Sequence[Sequence[tuple[int, int]]]] | None = (
+            n_items,
+            options,
+            shapes,
+        )
+        self._found: tuple[tuple[int, ...], int] | None = None
+
+    def found(self) -> tuple[tuple[int, ...], int]:
+        if self._found is None:
+            assert self._arguments is not None
+            self._found = scan_order(*self._arguments)
+            self._arguments = None
+        return self._found
 
 
 def _refuse(reason: str) -> InputError:
@@ -113,32 +141,38 @@ def cover_problem(model: Model, *, allowed: set[int] | None = None) -> CoverProb
             continue
         options.append((tuple(items_of[var]), tuple(member_of.get(var, ()))))
         variables.append(var)
-    order, cells = scan_order(model, len(rows), options, variables)
     shapes = tuple(model.placements[var].cells if var in model.placements else () for var in variables)
-    return CoverProblem(len(rows), tuple(options), tuple(variables), tuple(groups), tuple(rows), order, cells, shapes)
+    return CoverProblem(
+        len(rows),
+        tuple(options),
+        tuple(variables),
+        tuple(groups),
+        tuple(rows),
+        shapes,
+        ScanOrder(len(rows), options, shapes),
+    )
 
 
 def scan_order(
-    model: Model, n_items: int, options: Sequence[Option], variables: Sequence[int]
+    n_items: int, options: Sequence[Option], shapes: Sequence[Sequence[tuple[int, int]]]
 ) -> tuple[tuple[int, ...], int]:
     """(items in the order the kernels fill them, how many of them are cells): the cells
     (found as the one cell every option of a row shares) column by column along the
     shorter side of their bounding box, then the other rows."""
-    options_of: dict[int, list[int]] = {}
-    for (items, _), var in zip(options, variables, strict=True):
+    shapes_on: dict[int, list[Sequence[tuple[int, int]]]] = {}
+    for (items, _), shape in zip(options, shapes, strict=True):
         for item in items:
-            options_of.setdefault(item, []).append(var)
+            shapes_on.setdefault(item, []).append(shape)
     shared: dict[int, set[tuple[int, int]]] = {}
     for item in range(1, n_items + 1):
         if not item % 256:
             check_build_limits()  # a large board takes seconds here: the run's limits hold
-        common = None
-        for var in options_of.get(item, ()):
-            placement = model.placements.get(var)
-            if placement is None:
+        common: set[tuple[int, int]] | None = None
+        for shape in shapes_on.get(item, ()):
+            if not shape:  # an option that places no piece
                 common = None
                 break
-            common = set(placement.cells) if common is None else common & set(placement.cells)
+            common = set(shape) if common is None else common & set(shape)
         if common:
             shared[item] = common
     # Every placement covering a cell covers the cell itself: a row whose placements share

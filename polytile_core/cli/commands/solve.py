@@ -294,7 +294,9 @@ def summary(result: Result) -> str:
         if width <= LARGEST_PICTURE and height <= LARGEST_PICTURE:
             lines.append(ascii_picture(result.solutions[0], result.region))
         else:
-            lines.append(f"(the {width}×{height} picture is not printed here: polytile render draws it from the result file)")
+            lines.append(
+                f"(the {width}×{height} picture is not printed here: polytile render draws it from the result file)"
+            )
     lines.append(f"time: {result.seconds:.2f} s")
     return "\n".join(lines)
 
