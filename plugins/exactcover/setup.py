@@ -8,7 +8,8 @@ def kernel(name):
         f"polytile_exactcover.{name}",
         [f"polytile_exactcover/{name}.c"],
         depends=["polytile_exactcover/_cover_input.h", "polytile_exactcover/_handover.h"],
-        extra_compile_args=["-O2"],
+        extra_compile_args=["-O2", "-pthread"],
+        extra_link_args=["-pthread"],
     )
 
 

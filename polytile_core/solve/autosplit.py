@@ -79,7 +79,9 @@ def solve_probed(plan: Plan, model: Model, context: RunContext) -> Outcome:
     probe_stop = threading.Event()
     held = Collector(None, _stop_past(probe_stop, HELD_AT_MOST))
     probe = attrs.evolve(context, stop=probe_stop, deadline=context.deadline.within(probe_seconds), collector=held)
-    probe_plan = attrs.evolve(plan, settings=attrs.evolve(plan.settings, probe=by_tables))
+    # The probe has every job's core: a backend that counts by a table on threads uses them.
+    workers = plan.settings.workers or plan.jobs
+    probe_plan = attrs.evolve(plan, settings=attrs.evolve(plan.settings, probe=by_tables, workers=workers))
     with relay_stop(context.stop, probe_stop.set):
         outcome = solve_whole(probe_plan, model, probe, in_search=distinct.in_search(plan))
     probed = time.monotonic() - started

@@ -22,6 +22,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -327,6 +328,265 @@ static int scan(Frontier *s, double deadline, size_t budget, u128 *total) {
     return status;
 }
 
+/* The scan on several threads.  Layer i+1 is split into one shard per thread by the
+ * hash of the state, so that a state always lands in the same shard and each shard is
+ * written by one thread.  The threads take the current layer in rounds: in phase 1 each
+ * makes the successors of up to ROUND states of its own shard of layer i, into one
+ * buffer per destination shard (the invariant is checked here); in phase 2 each adds the
+ * buffers meant for its shard (the pocket check runs there, on new states).  Barriers
+ * separate the phases; what ends the scan (a cancel, the clock, the budget, an error) is
+ * read by every thread after the second barrier from flags of that round, so all threads
+ * stop at the same point. */
+
+enum { ROUND = 16384, MOST_THREADS = 64 };
+
+typedef struct {
+    pthread_mutex_t lock;
+    pthread_cond_t turn;
+    int waiting, parties;
+    unsigned long generation;
+} Barrier;
+
+static void barrier_wait(Barrier *b) {
+    pthread_mutex_lock(&b->lock);
+    unsigned long generation = b->generation;
+    if (++b->waiting == b->parties) {
+        b->waiting = 0;
+        b->generation++;
+        pthread_cond_broadcast(&b->turn);
+    } else {
+        while (generation == b->generation) pthread_cond_wait(&b->turn, &b->lock);
+    }
+    pthread_mutex_unlock(&b->lock);
+}
+
+/* A successor waiting for phase 2, as small as can be (the buffers are most of the
+ * memory traffic): its state's place in the current layer's shard, and the option placed
+ * (-1: none, the state's first cell was covered already). */
+typedef struct {
+    uint32_t entry;
+    int32_t option;
+} Move;
+
+typedef struct {
+    Move *items;
+    size_t used, room;
+} Buffer;
+
+static int buffer_push(Buffer *b, uint32_t entry, int32_t option) {
+    if (b->used == b->room) {
+        size_t room = b->room ? 2 * b->room : 1024;
+        Move *items = realloc(b->items, room * sizeof(Move));
+        if (items == NULL) return NO_MEMORY;
+        b->items = items;
+        b->room = room;
+    }
+    b->items[b->used++] = (Move){entry, option};
+    return DONE;
+}
+
+/* The successor of ``e`` by option o (-1: the covered first cell passed on). */
+static inline Pending successor(const Frontier *s, const Entry *e, int o) {
+    if (o < 0) return (Pending){e->window >> 1, e->tail, e->totals, e->value, e->count, 0, 0};
+    int ok;
+    uint64_t totals = moved(s, o, e->totals, &ok), value = e->value + (s->other[o] ? s->rho[o] : 0);
+    return (Pending){(e->window | s->window[o]) >> 1, e->tail | s->tail[o], totals, value, e->count, o, s->unit != 0};
+}
+
+typedef struct {
+    Frontier *s;
+    int threads;
+    double deadline;
+    size_t budget;
+    Barrier barrier;
+    Layer cur[MOST_THREADS], next[MOST_THREADS];
+    Buffer *out;                       /* out[from * threads + to] */
+    int status[2][MOST_THREADS];       /* per round parity: what each thread met */
+    int more[2][MOST_THREADS];         /* per round parity: whether it has states left */
+    size_t used[2][MOST_THREADS], bytes[2][MOST_THREADS];
+    int outcome;                       /* the scan's status, set by thread 0 */
+    pthread_mutex_t gate_lock;         /* the threads start together, or not at all */
+    pthread_cond_t gate;
+    int opened, go;
+} Shared;
+
+typedef struct {
+    Shared *shared;
+    int t;
+} Worker;
+
+static inline int shard_of(uint64_t window, uint64_t tail, uint64_t totals, int threads) {
+    return (int)((mix(window, tail, totals) >> 40) % (uint64_t)threads);
+}
+
+/* Phase 1 for thread t: the successors of cur[t]'s states [*from, *from + ROUND). */
+static int successors(Shared *h, int t, int i, size_t *from, unsigned long *work) {
+    Frontier *s = h->s;
+    Layer *cur = &h->cur[t];
+    Buffer *out = &h->out[t * h->threads];
+    size_t end = *from + ROUND < cur->used ? *from + ROUND : cur->used;
+    int status = DONE;
+    for (size_t k = *from; status == DONE && k < end; k++) {
+        const Entry *e = &cur->entries[k];
+        if (e->count == 0) continue;
+        if (e->window & 1) {
+            status = buffer_push(&out[shard_of(e->window >> 1, e->tail, e->totals, h->threads)], (uint32_t)k, -1);
+            continue;
+        }
+        for (int o = s->first[i]; status == DONE && o < s->first[i + 1]; o++) {
+            if ((s->window[o] & e->window) || (s->tail[o] & e->tail)) continue;
+            int ok;
+            uint64_t totals = moved(s, o, e->totals, &ok);
+            if (!ok) continue;
+            uint64_t tail = e->tail | s->tail[o];
+            if (s->other[o]) {
+                uint64_t value = e->value + s->rho[o];
+                if (!good_has(s, tail & s->other_tail, totals & s->other_totals, s->region - value)) continue;
+            }
+            uint64_t window = (e->window | s->window[o]) >> 1;
+            status = buffer_push(&out[shard_of(window, tail, totals, h->threads)], (uint32_t)k, o);
+        }
+        if ((++*work & 4095) == 0 && status == DONE) {
+            if (s->cancel) status = CANCELLED;
+            else if (h->deadline > 0 && now() > h->deadline) status = TIMED_OUT;
+        }
+    }
+    *from = end;
+    return status;
+}
+
+/* Phase 2 for thread t: every successor meant for shard t, added to next[t] a batch at a
+ * time (``flush`` fetches a batch's slots before adding any). */
+static int insert_shard(Shared *h, int t, int i) {
+    Pending batch[BATCH];
+    int status = DONE;
+    for (int from = 0; from < h->threads; from++) {
+        Buffer *b = &h->out[from * h->threads + t];
+        const Entry *entries = h->cur[from].entries;
+        for (size_t k = 0; status == DONE && k < b->used; k += BATCH) {
+            int waiting = b->used - k < BATCH ? (int)(b->used - k) : BATCH;
+            for (int j = 0; j < waiting; j++)
+                batch[j] = successor(h->s, &entries[b->items[k + j].entry], b->items[k + j].option);
+            status = flush(h->s, &h->next[t], batch, &waiting, i + 1);
+        }
+        b->used = 0;
+    }
+    return status;
+}
+
+static void *work_on(void *argument) {
+    Worker *w = argument;
+    Shared *h = w->shared;
+    Frontier *s = h->s;
+    if (w->t > 0) {
+        pthread_mutex_lock(&h->gate_lock);
+        while (!h->opened) pthread_cond_wait(&h->gate, &h->gate_lock);
+        pthread_mutex_unlock(&h->gate_lock);
+        if (!h->go) return NULL;
+    }
+    int t = w->t, T = h->threads, stop = 0;
+    unsigned long work = 0, round = 0;
+    for (int i = 0; !stop && i < s->n_cells; i++) {
+        size_t from = 0;
+        for (;;) {
+            int parity = round++ & 1;
+            int status = s->cancel ? CANCELLED : successors(h, t, i, &from, &work);
+            h->more[parity][t] = from < h->cur[t].used;
+            barrier_wait(&h->barrier);
+            if (status == DONE) status = insert_shard(h, t, i);
+            else for (int f = 0; f < T; f++) h->out[f * T + t].used = 0;
+            h->status[parity][t] = status;
+            h->used[parity][t] = h->next[t].used;
+            h->bytes[parity][t] = layer_bytes(&h->cur[t]) + layer_bytes(&h->next[t]);
+            barrier_wait(&h->barrier);
+            /* Every thread reads the same flags of this round: the same decision. */
+            int failed = DONE, more = 0;
+            size_t states = 0, bytes = 0;
+            for (int u = 0; u < T; u++) {
+                if (failed == DONE) failed = h->status[parity][u];
+                more |= h->more[parity][u];
+                states += h->used[parity][u];
+                bytes += h->bytes[parity][u];
+            }
+            if (t == 0) {
+                if (states > s->peak_states) s->peak_states = states;
+                if (bytes > s->peak_bytes) s->peak_bytes = bytes;
+            }
+            if (failed == DONE && states > h->budget) failed = BUDGET;
+            if (failed != DONE) {
+                if (t == 0) h->outcome = failed;
+                stop = 1;
+                break;
+            }
+            if (!more) break;
+        }
+        if (stop) break;
+        layer_clear(&h->cur[t]);
+        Layer swap = h->cur[t]; h->cur[t] = h->next[t]; h->next[t] = swap;
+    }
+    return NULL;
+}
+
+static int scan_threads(Frontier *s, double deadline, size_t budget, u128 *total, int threads) {
+    Shared *h = calloc(1, sizeof(Shared));
+    if (h == NULL) return NO_MEMORY;
+    h->s = s; h->threads = threads; h->deadline = deadline; h->budget = budget;
+    h->out = calloc((size_t)threads * threads, sizeof(Buffer));
+    Worker workers[MOST_THREADS];
+    pthread_t ids[MOST_THREADS];
+    int started = 0, status = h->out ? layer_add(&h->cur[0], 0, 0, 0, 0, 1, NULL, 0, 0) : NO_MEMORY;
+    if (status == DONE) {
+        pthread_mutex_init(&h->barrier.lock, NULL);
+        pthread_cond_init(&h->barrier.turn, NULL);
+        pthread_mutex_init(&h->gate_lock, NULL);
+        pthread_cond_init(&h->gate, NULL);
+        h->barrier.parties = threads;
+        h->outcome = DONE;
+        for (int t = 0; t < threads; t++) workers[t] = (Worker){h, t};
+        /* Thread 0 is the caller.  If a thread cannot be started, none works: the gate
+         * opens with go = 0 and the scan runs on this thread alone. */
+        for (started = 1; started < threads; started++)
+            if (pthread_create(&ids[started], NULL, work_on, &workers[started])) break;
+        pthread_mutex_lock(&h->gate_lock);
+        h->opened = 1;
+        h->go = started == threads;
+        pthread_cond_broadcast(&h->gate);
+        pthread_mutex_unlock(&h->gate_lock);
+        if (h->go) work_on(&workers[0]);
+        for (int t = 1; t < started; t++) pthread_join(ids[t], NULL);
+        pthread_mutex_destroy(&h->barrier.lock);
+        pthread_cond_destroy(&h->barrier.turn);
+        pthread_mutex_destroy(&h->gate_lock);
+        pthread_cond_destroy(&h->gate);
+        if (!h->go) {
+            for (int t = 0; t < MOST_THREADS; t++) { layer_free(&h->cur[t]); layer_free(&h->next[t]); }
+            free(h->out);
+            free(h);
+            return scan(s, deadline, budget, total);
+        }
+        status = h->outcome;
+    }
+    *total = 0;
+    for (int t = 0; status == DONE && t < threads; t++) {
+        for (size_t k = 0; k < h->cur[t].used; k++) {
+            Entry *e = &h->cur[t].entries[k];
+            if (e->window || e->tail != s->tail_full) continue;
+            int enough = 1;
+            for (int g = 0; enough && g < s->n_groups; g++)
+                enough = ((e->totals >> s->shift[g]) & s->field[g]) >= s->lo[g];
+            if (!enough) continue;
+            u128 sum = *total + e->count;
+            if (sum < *total) { status = OVERFLOW; break; }
+            *total = sum;
+        }
+    }
+    for (int t = 0; t < MOST_THREADS; t++) { layer_free(&h->cur[t]); layer_free(&h->next[t]); }
+    for (int k = 0; h->out && k < threads * threads; k++) free(h->out[k].items);
+    free(h->out);
+    free(h);
+    return status;
+}
+
 static void Frontier_dealloc(Frontier *s) {
     free(s->first); free(s->window); free(s->tail); free(s->member_start); free(s->member_group);
     free(s->member_weight); free(s->lo); free(s->hi); free(s->shift); free(s->field);
@@ -522,17 +782,22 @@ static PyObject *from_u128(u128 value) {
     return result;
 }
 
-/* run(budget, time_limit) -> (status, count, peak states, peak bytes) */
+/* run(budget, time_limit[, threads]) -> (status, count, peak states, peak bytes) */
 static PyObject *Frontier_run(Frontier *s, PyObject *args) {
     unsigned long long budget;
     double time_limit;
-    if (!PyArg_ParseTuple(args, "Kd", &budget, &time_limit)) return NULL;
+    int threads = 1;
+    if (!PyArg_ParseTuple(args, "Kd|i", &budget, &time_limit, &threads)) return NULL;
+    if (threads < 1) threads = 1;
+    if (threads > MOST_THREADS) threads = MOST_THREADS;
     double deadline = time_limit > 0 ? now() + time_limit : 0;
     u128 total = 0;
     int status;
     s->peak_states = s->peak_bytes = 0;
     Py_BEGIN_ALLOW_THREADS
-    status = s->cancel ? CANCELLED : scan(s, deadline, (size_t)budget, &total);
+    if (s->cancel) status = CANCELLED;
+    else if (threads == 1) status = scan(s, deadline, (size_t)budget, &total);
+    else status = scan_threads(s, deadline, (size_t)budget, &total, threads);
     Py_END_ALLOW_THREADS
     static const char *names[] = {"completed", "interrupted", "time_limit", "budget", "overflow", "no_memory"};
     PyObject *count = from_u128(total);
@@ -547,7 +812,8 @@ static PyObject *Frontier_cancel(Frontier *s, PyObject *unused) {
 
 static PyMethodDef Frontier_methods[] = {
     {"run", (PyCFunction)Frontier_run, METH_VARARGS,
-     "run(budget, time_limit) -> (status, count, peak states, peak bytes)"},
+     "run(budget, time_limit[, threads]) -> (status, count, peak states, peak bytes); threads > 1 scans each "
+     "layer on that many threads"},
     {"cancel", (PyCFunction)Frontier_cancel, METH_NOARGS, "ask a running scan to stop soon (any thread)"},
     {NULL}
 };

@@ -152,8 +152,7 @@ class _Scan:
         left = self.limits.left()  # 0: no limit
         if self.share is not None:
             left = self.share if left == 0 else min(left, self.share)
-        more = (self.threads,) if self.threads > 1 else ()  # TEMP until the threaded scan is merged
-        return self.limits.run(frontier(self.plan), budget, left, *more)
+        return self.limits.run(frontier(self.plan), budget, left, self.threads)
 
 
 def _fallback(notes: list[str]) -> dict[str, str]:

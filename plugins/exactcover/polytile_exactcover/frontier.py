@@ -48,6 +48,8 @@ OTHER_COPIES = 4
 MOST_DRAWS = 6
 MOST_GOOD = 200_000
 MODULI = (2, 3, 4, 5, 6)
+# A prime below 2^31: products of two residues fit in numpy's int64.
+PRIME = 2_147_483_647
 
 Cell = tuple[int, int]
 # An option as the scan reads it: (start cell, window mask from the start, tail mask, memberships).
@@ -266,10 +268,8 @@ def _colourings(bulk: Sequence[Sequence[Cell]]) -> list[tuple[int, list[int]]]:
     found = []
     for modulus in MODULI:
         vectors = sorted({tuple(_colours(shape, modulus)) for shape in bulk})
-        if numpy.linalg.matrix_rank(numpy.array(vectors, dtype=float)) == modulus * modulus:
-            # They span everything: no invariant.  The floating-point rank of small integer
-            # vectors is exact in practice, and a wrong "full" would only lose pruning.
-            continue
+        if _spans_everything(vectors, modulus * modulus):
+            continue  # no invariant
         basis = _null_space(vectors, modulus * modulus)
         if basis:
             weights = [_splitmix(k) for k in range(len(basis))]
@@ -278,6 +278,28 @@ def _colourings(bulk: Sequence[Sequence[Cell]]) -> list[tuple[int, list[int]]]:
             ]
             found.append((len(basis), -modulus, values))
     return [(-negative, values) for _, negative, values in sorted(found, reverse=True)]
+
+
+def _spans_everything(vectors: Sequence[Sequence[int]], size: int) -> bool:
+    """Whether ``vectors`` span Q^size: their rank modulo a prime, which is never more
+    than over Q, is ``size`` (numpy's whole-row steps, no floating point and no BLAS,
+    whose spinning threads would take the scan's cores; a milliseconds' quick no where
+    ``_null_space`` in Python would take tens)."""
+    work = numpy.array(vectors, dtype=numpy.int64) % PRIME
+    rank = 0
+    for column in range(size):
+        rows = numpy.flatnonzero(work[rank:, column])
+        if rows.size == 0:
+            continue
+        pivot = rank + int(rows[0])
+        work[[rank, pivot]] = work[[pivot, rank]]
+        work[rank] = work[rank] * pow(int(work[rank, column]), PRIME - 2, PRIME) % PRIME
+        below = rank + 1 + numpy.flatnonzero(work[rank + 1 :, column])
+        work[below] = (work[below] - work[below, column, None] * work[rank]) % PRIME
+        rank += 1
+        if rank == len(work):
+            break
+    return rank == size
 
 
 def _colours(shape: Iterable[Cell], modulus: int) -> list[int]:
