@@ -34,11 +34,12 @@ typedef unsigned __int128 u128;
 
 enum { DONE = 0, CANCELLED = 1, TIMED_OUT = 2, BUDGET = 3, OVERFLOW = 4, NO_MEMORY = 5 };
 
-typedef struct {
+/* 48 bytes: the count is aligned to 8, not 16 (x86-64 and arm64 read it either way), so
+ * that the table, whose reads wait on memory, is a quarter smaller. */
+typedef struct __attribute__((packed, aligned(8))) {
     uint64_t window, tail, totals;
     uint64_t value;         /* the colouring invariant of the covered cells (a function of the key) */
     u128 count;
-    uint32_t slot;
 } Entry;
 
 typedef struct {
@@ -100,7 +101,6 @@ static int layer_grow(Layer *l) {
         size_t slot = mix(e->window, e->tail, e->totals) & (capacity - 1);
         while (index[slot]) slot = (slot + 1) & (capacity - 1);
         index[slot] = (uint32_t)(k + 1);
-        e->slot = (uint32_t)slot;
     }
     free(l->index);
     l->index = index;
@@ -137,13 +137,13 @@ static int layer_add(Layer *l, uint64_t window, uint64_t tail, uint64_t totals, 
     if (l->used >= 0xFFFFFFF0u) return NO_MEMORY;
     if (check && !pockets_ok(check, o, layer, window, tail, totals)) count = 0;
     Entry *e = &l->entries[l->used++];
-    e->window = window; e->tail = tail; e->totals = totals; e->value = value; e->count = count; e->slot = (uint32_t)slot;
+    e->window = window; e->tail = tail; e->totals = totals; e->value = value; e->count = count;
     l->index[slot] = (uint32_t)l->used;
     return DONE;
 }
 
 static void layer_clear(Layer *l) {
-    for (size_t k = 0; k < l->used; k++) l->index[l->entries[k].slot] = 0;
+    if (l->used) memset(l->index, 0, l->capacity * sizeof(uint32_t));
     l->used = 0;
 }
 
