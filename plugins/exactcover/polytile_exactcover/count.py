@@ -26,7 +26,7 @@ from polytile_exactcover.search import PROBE_NODES, enumerate_covers
 # and an eighth of the tree takes 0.45 s and 0.38 s.
 IMAGES_FRONTIER_STATES = 200_000
 # The frontier's budget on auto when ``memo_budget`` is not set: states in one layer.
-# 9×9 less 3 cells with six pieces of up to 6 copies peaks at 1–6 million states (1.2 GB
+# 9×9 less 3 cells with six pieces of up to 6 copies peaks at 1–13 million states (0.9 GB
 # at 5.7 million), counted in 3–13 s where the search takes from 20 s to far longer.
 FRONTIER_STATES = 6_000_000
 # The memo's budget on auto when ``memo_budget`` is not set: states in all (Python).
