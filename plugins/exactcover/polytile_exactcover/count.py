@@ -31,8 +31,10 @@ IMAGES_FRONTIER_STATES = 200_000
 FRONTIER_STATES = 6_000_000
 # The memo's budget on auto when ``memo_budget`` is not set: states in all (Python).
 MEMO_STATES = 1_000_000
-# Random dives for Knuth's estimate of the search (each a few microseconds).
+# Random dives for Knuth's estimate of the search (each a few microseconds on a board of
+# a hundred cells), and the most time they may take.
 ESTIMATE_DIVES = 1_000
+ESTIMATE_SECONDS = 0.1
 # The frontier's time on auto: this share of the estimated search's time (per thread), at
 # least ``FRONTIER_FLOOR`` seconds.  The estimate is often low by 2–5 times (a few dives
 # into a tree with heavy tails: measured on 9×9 instances and random ones), so a frontier
@@ -79,7 +81,7 @@ def count_covers(
         if status != "node_limit":
             return SearchReport(Termination(status), count, "dlx", {"kernel": "dlx"})
         per_node = max(time.monotonic() - started, 1e-6) / PROBE_NODES
-        seconds = probe.estimate(ESTIMATE_DIVES, 0) * per_node
+        seconds = _estimated_nodes(probe, limits) * per_node
         share = max(FRONTIER_SHARE * seconds / threads, FRONTIER_FLOOR)
         notes.append(f"dlx: not done in {PROBE_NODES} nodes; the search would take about {seconds:.3g} s")
     if options.counter in ("auto", "frontier"):
@@ -136,6 +138,20 @@ def count_covers(
     outcome = by_images() if by_images is not None else enumerate_covers(problem, None, limits, kernel=options.kernel)
     outcome.details.update(_fallback(notes))
     return outcome
+
+
+def _estimated_nodes(probe: Search, limits: Limits) -> float:
+    """Knuth's estimate of the nodes a search of ``probe`` visits: the mean of up to
+    ``ESTIMATE_DIVES`` random dives, in batches doubling from one, while the run goes on
+    and for at most ``ESTIMATE_SECONDS`` (a dive into a large region is long: one per
+    level of a tree thousands of pieces deep, each reading every item left)."""
+    total, dives, batch = 0.0, 0, 1
+    started = time.monotonic()
+    while dives < ESTIMATE_DIVES and time.monotonic() - started < ESTIMATE_SECONDS and not limits.reason():
+        total += probe.estimate(batch, dives) * batch
+        dives += batch
+        batch = min(2 * batch, ESTIMATE_DIVES - dives)
+    return total / max(dives, 1)
 
 
 @attrs.frozen

@@ -6,10 +6,14 @@ its mean is the number of nodes of the tree, which the search's own node counter
 from __future__ import annotations
 
 import random
+import threading
+import time
 
 import polytile_exactcover
 from polytile_exactcover._dlx import Search
+from polytile_exactcover.count import ESTIMATE_DIVES, ESTIMATE_SECONDS, _estimated_nodes
 from polytile_exactcover.cover import cover_problem
+from polytile_exactcover.outcome import Limits
 
 from polytile_core.testing import api, build_tiling, fresh_host
 
@@ -59,3 +63,23 @@ def test_a_search_is_left_as_it_was_after_its_dives():
     before = search.run(None, 0, 0.0)
     search.estimate(500, 7)
     assert search.run(None, 0, 0.0) == before
+
+
+class SlowDives:
+    """A search whose dives take 20 ms each, as on a board of thousands of cells."""
+
+    def __init__(self) -> None:
+        self.dives = 0
+
+    def estimate(self, dives: int, seed: int) -> float:
+        time.sleep(0.02 * dives)
+        self.dives += dives
+        return 1000.0
+
+
+def test_the_estimate_of_a_long_dive_stops_within_its_time():
+    slow = SlowDives()
+    started = time.monotonic()
+    assert _estimated_nodes(slow, Limits(threading.Event(), None)) == 1000.0  # type: ignore[arg-type]
+    assert time.monotonic() - started < ESTIMATE_SECONDS + 0.5
+    assert 1 <= slow.dives < ESTIMATE_DIVES
