@@ -112,13 +112,18 @@ class _StopRelay:
         self._tokens = itertools.count()
         self._thread: threading.Thread | None = None
 
+    def start(self) -> None:
+        """Start the thread, if it is not running (first use, or a forked child)."""
+        with self._changed:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="polytile-stop-relay", daemon=True)
+                self._thread.start()
+
     def watch(self, stop: threading.Event, halt: Callable[[], None], every: float) -> int:
+        self.start()
         with self._changed:
             token = next(self._tokens)
             self._watched[token] = (stop, halt, every)
-            if self._thread is None or not self._thread.is_alive():  # first use, or a forked child
-                self._thread = threading.Thread(target=self._run, name="polytile-stop-relay", daemon=True)
-                self._thread.start()
             self._changed.notify()
             return token
 
@@ -139,6 +144,13 @@ class _StopRelay:
 
 
 _relay = _StopRelay()
+
+
+def start_stop_relay() -> None:
+    """Start the relay's thread now, from a thread that would only wait: a thread's start
+    waits for the new thread to be scheduled, milliseconds on a busy machine, which a
+    solve of a millisecond should not pay."""
+    _relay.start()
 
 
 @contextlib.contextmanager
