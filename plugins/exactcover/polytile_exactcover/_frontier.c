@@ -263,6 +263,23 @@ static int flush(const Frontier *s, Layer *next, Pending *pending, int *waiting,
     return status;
 }
 
+/* Adds to ``total`` the counts of the last layer's finished states: every cell and tail
+ * item covered, every piece placed at least its lower bound times. */
+static int add_finished(const Frontier *s, const Layer *last, u128 *total) {
+    for (size_t k = 0; k < last->used; k++) {
+        const Entry *e = &last->entries[k];
+        if (e->window || e->tail != s->tail_full) continue;
+        int enough = 1;
+        for (int g = 0; enough && g < s->n_groups; g++)
+            enough = ((e->totals >> s->shift[g]) & s->field[g]) >= s->lo[g];
+        if (!enough) continue;
+        u128 sum = *total + e->count;
+        if (sum < *total) return OVERFLOW;
+        *total = sum;
+    }
+    return DONE;
+}
+
 static int scan(Frontier *s, double deadline, size_t budget, u128 *total) {
     Layer layers[2];
     memset(layers, 0, sizeof layers);
@@ -309,19 +326,7 @@ static int scan(Frontier *s, double deadline, size_t budget, u128 *total) {
         Layer *swap = cur; cur = next; next = swap;
     }
     *total = 0;
-    if (status == DONE) {
-        for (size_t k = 0; k < cur->used; k++) {
-            Entry *e = &cur->entries[k];
-            if (e->window || e->tail != s->tail_full) continue;
-            int enough = 1;
-            for (int g = 0; enough && g < s->n_groups; g++)
-                enough = ((e->totals >> s->shift[g]) & s->field[g]) >= s->lo[g];
-            if (!enough) continue;
-            u128 sum = *total + e->count;
-            if (sum < *total) { status = OVERFLOW; break; }
-            *total = sum;
-        }
-    }
+    if (status == DONE) status = add_finished(s, cur, total);
     free(pending);
     layer_free(&layers[0]);
     layer_free(&layers[1]);
@@ -567,19 +572,7 @@ static int scan_threads(Frontier *s, double deadline, size_t budget, u128 *total
         status = h->outcome;
     }
     *total = 0;
-    for (int t = 0; status == DONE && t < threads; t++) {
-        for (size_t k = 0; k < h->cur[t].used; k++) {
-            Entry *e = &h->cur[t].entries[k];
-            if (e->window || e->tail != s->tail_full) continue;
-            int enough = 1;
-            for (int g = 0; enough && g < s->n_groups; g++)
-                enough = ((e->totals >> s->shift[g]) & s->field[g]) >= s->lo[g];
-            if (!enough) continue;
-            u128 sum = *total + e->count;
-            if (sum < *total) { status = OVERFLOW; break; }
-            *total = sum;
-        }
-    }
+    for (int t = 0; status == DONE && t < threads; t++) status = add_finished(s, &h->cur[t], total);
     for (int t = 0; t < MOST_THREADS; t++) { layer_free(&h->cur[t]); layer_free(&h->next[t]); }
     for (int k = 0; h->out && k < threads * threads; k++) free(h->out[k].items);
     free(h->out);
