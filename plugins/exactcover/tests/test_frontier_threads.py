@@ -45,8 +45,11 @@ def test_threads_count_what_one_thread_counts(tmp_path):
         assert one[0] == "completed", seed
         by_search = enumerate_covers(problem, None, Limits(threading.Event(), None)).count
         for threads in (2, 3):
-            status, count, peak, _ = frontier(scan).run(1 << 40, 0.0, threads)
-            assert (status, count, peak) == ("completed", one[1], one[2]), (seed, threads)
+            # The peak may differ by a few states: a state first reached without a new
+            # piece is kept unchecked, reached first by a new piece it may be dropped for
+            # a closed pocket, and the threads' order of arrival differs.
+            status, count, _, _ = frontier(scan).run(1 << 40, 0.0, threads)
+            assert (status, count) == ("completed", one[1]), (seed, threads)
         assert one[1] == by_search, seed
 
 
