@@ -36,6 +36,7 @@ from math import gcd, lcm
 import attrs
 import numpy
 
+from polytile_core.plugin import check_build_limits
 from polytile_exactcover._frontier import Frontier
 from polytile_exactcover.cover import CoverProblem
 
@@ -120,7 +121,9 @@ def layout(problem: CoverProblem) -> Layout | str:
         return f"{tail} items besides the cells (at most {WINDOW})"
     rows = []
     weight_sum = [0] * len(problem.groups)
-    for items, memberships in problem.options:
+    for number, (items, memberships) in enumerate(problem.options):
+        if not number % 4096:
+            check_build_limits()  # a large board's layout takes a second of Python: the run's limits hold
         places = sorted(position[item] for item in items)
         start = places[0]
         if start >= n_cells:
@@ -178,7 +181,9 @@ def pockets(problem: CoverProblem, rows: Sequence[Row], n_cells: int) -> Pockets
         return Pockets()
     places: list[set[tuple[int, int]] | None] = [None] * n_cells
     sizes = set()
-    for shape, (start, window, _, _) in zip(shapes, rows, strict=True):
+    for number, (shape, (start, window, _, _)) in enumerate(zip(shapes, rows, strict=True)):
+        if not number % 4096:
+            check_build_limits()
         cells = [start + bit for bit in range(window.bit_length()) if window >> bit & 1]
         if len(shape) != len(cells) or not _connected(shape):
             return Pockets()
