@@ -50,6 +50,7 @@ from polytile_core.host.contracts import (
     report_progress,
 )
 from polytile_core.host.flags import Flag
+from polytile_core.model.fill_order import FILLED_IN_ORDER, fill_order, first_branch, scan_order
 from polytile_core.model.geometry import (
     EDGE_STEPS,
     KING_STEPS,
@@ -132,6 +133,11 @@ __all__ = [
     "Placement",
     "Pins",
     "check_build_limits",
+    # the order a cell-filling search takes
+    "FILLED_IN_ORDER",
+    "fill_order",
+    "first_branch",
+    "scan_order",
     # splitting into parts
     "BuildModel",
     "Part",

@@ -285,6 +285,15 @@ static PyObject *Board_cancel(Board *s, PyObject *unused) {
     Py_RETURN_NONE;
 }
 
+static PyObject *Board_nodes(Board *s, void *unused) {
+    return PyLong_FromUnsignedLongLong(s->nodes);
+}
+
+static PyGetSetDef Board_getset[] = {
+    {"nodes", (getter)Board_nodes, NULL, "the nodes the last run searched (options placed)", NULL},
+    {NULL}
+};
+
 static PyMethodDef Board_methods[] = {
     {"run", (PyCFunction)Board_run, METH_VARARGS,
      "run(callback, limit, time_limit) -> (status, solutions); callback None counts only"},
@@ -302,6 +311,7 @@ static PyTypeObject BoardType = {
     .tp_init = (initproc)Board_init,
     .tp_dealloc = (destructor)Board_dealloc,
     .tp_methods = Board_methods,
+    .tp_getset = Board_getset,
 };
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_bitboard", "Exact cover on bitboards", -1, NULL};

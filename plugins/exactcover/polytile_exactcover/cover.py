@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 import attrs
 
-from polytile_core.plugin import InputError, Model, Pins, check_build_limits
+from polytile_core.plugin import InputError, Model, Pins, check_build_limits, scan_order
 
 UNBOUNDED = 1 << 62
 # An option: its items and its (group, weight) memberships.
@@ -76,7 +76,8 @@ class ScanOrder:
     def found(self) -> tuple[tuple[int, ...], int]:
         if self._found is None:
             assert self._arguments is not None
-            self._found = scan_order(*self._arguments)
+            n_items, options, shapes = self._arguments
+            self._found = scan_order(n_items, [items for items, _ in options], shapes)
             self._arguments = None
         return self._found
 
@@ -151,52 +152,6 @@ def cover_problem(model: Model, *, allowed: set[int] | None = None) -> CoverProb
         shapes,
         ScanOrder(len(rows), options, shapes),
     )
-
-
-def scan_order(
-    n_items: int, options: Sequence[Option], shapes: Sequence[Sequence[tuple[int, int]]]
-) -> tuple[tuple[int, ...], int]:
-    """(items in the order the kernels fill them, how many of them are cells): the cells
-    (found as the one cell every option of a row shares) column by column along the
-    shorter side of their bounding box, then the other rows."""
-    shapes_on: dict[int, list[Sequence[tuple[int, int]]]] = {}
-    for (items, _), shape in zip(options, shapes, strict=True):
-        for item in items:
-            shapes_on.setdefault(item, []).append(shape)
-    shared: dict[int, set[tuple[int, int]]] = {}
-    for item in range(1, n_items + 1):
-        if not item % 256:
-            check_build_limits()  # a large board takes seconds here: the run's limits hold
-        common: set[tuple[int, int]] | None = None
-        for shape in shapes_on.get(item, ()):
-            if not shape:  # an option that places no piece
-                common = None
-                break
-            common = set(shape) if common is None else common & set(shape)
-        if common:
-            shared[item] = common
-    # Every placement covering a cell covers the cell itself: a row whose placements share
-    # one cell is that cell.  Rows that share more (a cell only one placement reaches) get
-    # the first cell no other row has, fewest shared first; the order is only a heuristic.
-    located: dict[int, tuple[int, int]] = {}
-    claimed: set[tuple[int, int]] = set()
-    for item, common in sorted(shared.items(), key=lambda entry: (len(entry[1]), entry[0])):
-        free = sorted(common - claimed)
-        if free:
-            located[item] = free[0]
-            claimed.add(free[0])
-    if not located:
-        return tuple(range(1, n_items + 1)), 0
-    xs = [x for x, _ in located.values()]
-    ys = [y for _, y in located.values()]
-    wide = max(ys) - min(ys) <= max(xs) - min(xs)  # then scan column by column
-
-    def position(item: int) -> tuple[int, int]:
-        x, y = located[item]
-        return (x, y) if wide else (y, x)
-
-    cells = sorted(located, key=position)
-    return tuple(cells + [item for item in range(1, n_items + 1) if item not in located]), len(cells)
 
 
 @attrs.frozen(eq=False)

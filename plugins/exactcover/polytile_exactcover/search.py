@@ -3,16 +3,15 @@ in 256 bits, else dancing links; a short dancing-links probe tells which to take
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
-from polytile_core.plugin import InputError, OnSolution, Termination
+from polytile_core.plugin import FILLED_IN_ORDER, InputError, OnSolution, Termination, first_branch
 from polytile_exactcover._bitboard import Board
 from polytile_exactcover._dlx import Search
 from polytile_exactcover.cover import CoverProblem
 from polytile_exactcover.outcome import Limits, SearchReport
 
-BITBOARD_ITEMS = 256
+BITBOARD_ITEMS = FILLED_IN_ORDER  # the bitboards fill cells in scan order (polytile_core.model.fill_order)
 # Measured: dancing links solves the 2022 paper's Fig. 5 (holes everywhere) in about 1,000
 # nodes, where the bitboards take seconds; on 6×10 pentominoes it needs millions.
 PROBE_NODES = 20_000
@@ -38,18 +37,14 @@ def listing_kernel(problem: CoverProblem, kernel: str, limits: Limits, limit: in
         return Search(problem.n_items, problem.options, problem.groups), "dlx"
     position = {item: index for index, item in enumerate(problem.order)}
     options = [([position[item] for item in items], memberships) for items, memberships in problem.options]
-    board = Board(problem.n_items, options, problem.groups, first_branch(options, problem.n_items), problem.cells)
+    board = Board(
+        problem.n_items,
+        options,
+        problem.groups,
+        first_branch([items for items, _ in options], problem.n_items),
+        problem.cells,
+    )
     return board, "bitboard"
-
-
-def first_branch(options: Sequence[tuple[Sequence[int], object]], n_items: int) -> int:
-    """The item the bitboards branch on first: the one with the fewest options if that is
-    at most half as many as the first cell has (measured: the X pentomino restricted to 8
-    placements by symmetry breaking cuts 6×10 five-fold; unrestricted, with 32 against
-    the corner's 37, it doubles the time), else the first cell."""
-    reach = Counter(item for items, _ in options for item in items)
-    fewest = min(range(n_items), key=lambda item: (reach[item], item))
-    return fewest if 2 * reach[fewest] <= reach[0] else 0
 
 
 def enumerate_covers(

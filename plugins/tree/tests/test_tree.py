@@ -18,6 +18,8 @@ import polytile_tree
 import pytest
 from polytile_cpsat import make_backend as cpsat_backend
 from polytile_exactcover import ExactCoverBackend
+from polytile_exactcover._bitboard import Board
+from polytile_exactcover.cover import whole_cover
 from polytile_tree import TreeOptions, TreeSplit
 
 from polytile_core.plugin import (
@@ -29,6 +31,7 @@ from polytile_core.plugin import (
     SolveSettings,
     Termination,
     TilingProblem,
+    first_branch,
 )
 from polytile_core.testing import (
     INSTANCES,
@@ -41,14 +44,17 @@ from polytile_core.testing import (
     SplitSpec,
     autosplit,
     build_tiling,
+    cells_of_table,
     count_tilings_brute_force,
     fresh_host,
     make_plan,
+    pieces_of_table,
     run,
     solve_with,
     structure,
     tilings_brute_force,
 )
+from polytile_core.testing import random_instance as random_table
 
 HOST = fresh_host(polytile_tree, polytile_exactcover, polytile_cpsat)
 
@@ -483,7 +489,7 @@ def test_analyze_measures_the_tree_parts(tmp_path, capsys):
     )
     assert main(["analyze", str(path), "--first", "2"]) == 0
     out = capsys.readouterr().out
-    assert "split 'tree'" in out and "branching: the == 1 row with the fewest candidates" in out
+    assert "split 'tree'" in out and "branching: the first open cell in the order a cell-filling search takes" in out
 
 
 # 5×5 with eight L-trominoes and one monomino: the monomino is the anchor, the square's
@@ -516,3 +522,36 @@ class TestTreeKit(DecomposerConformance):
 
     decomposer_name = "tree"
     plugin = polytile_tree
+
+
+def bitboard_search(problem) -> tuple[int, int]:
+    """(tilings, nodes) of exactcover's bitboard kernel on ``problem``, branching as it
+    does on auto (its first branch, then cells in scan order)."""
+    position = {item: place for place, item in enumerate(problem.order)}
+    options = [([position[item] for item in items], groups) for items, groups in problem.options]
+    board = Board(
+        problem.n_items, options, problem.groups, first_branch([i for i, _ in options], problem.n_items), problem.cells
+    )
+    status, count = board.run(None, 0, 0.0)
+    assert status == "completed"
+    return count, board.nodes
+
+
+@pytest.mark.parametrize("draw", range(8))
+def test_parts_are_subtrees_of_the_bitboard_search(draw):
+    """Branching as the kernel that searches the parts does, the parts' searches add up
+    to the whole search, plus one forced node per fixed placement: no part repeats the
+    top of the tree.  (Branching on the fewest candidates instead, the parts of one or
+    two draws in eight searched more than the whole tree.)"""
+    seed = random.randrange(2**32)
+    rng = random.Random(seed)
+    table = random_table(rng, rng.randint(30, 60))
+    model = build_tiling(pieces_of_table(table), Region(frozenset(cells_of_table(table))))
+    whole = whole_cover(model)
+    count, nodes = bitboard_search(whole.problem)
+    split = tree_split(model, rng.randint(4, 40))
+    parts = [] if split.impossible else list(split.parts)
+    searched = [bitboard_search(pinned) for part in parts if (pinned := whole.pinned(part.fixed)) is not None]
+    assert sum(found for found, _ in searched) == count, f"seed {seed}"
+    forced = sum(len(part.fixed) for part in parts)
+    assert sum(work for _, work in searched) <= nodes + forced, f"seed {seed}: {len(parts)} parts"
