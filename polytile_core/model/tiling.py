@@ -18,13 +18,11 @@ def build_tiling(pieces: tuple[PieceType, ...], region: Region | None, options: 
     if region is None:
         raise InputError("region: a tiling needs a region ([region] rows or width and height)")
     model = Model(name="tiling")
-    shared_cell = {cell: cell for cell in region.cells}
     covering: dict[tuple[int, int], list[tuple[int, int]]] = {cell: [] for cell in sorted(region.cells)}
     for piece in pieces:
         terms: list[tuple[int, int]] = []
         for shape in piece.orientations():  # one at a time: ``add_variable`` checks the run's clock between them
-            for placed in placements([shape], region):
-                cells = tuple(shared_cell[cell] for cell in placed)
+            for cells in placements([shape], region):
                 term = (model.add_variable(f"{piece.name}#{len(terms)}", placement=Placement(piece.name, cells)), 1)
                 terms.append(term)
                 for cell in cells:

@@ -27,6 +27,7 @@ import attrs
 from polytile_core.plugin import InputError, Model, Pins, check_build_limits, scan_order
 
 UNBOUNDED = 1 << 62
+ONLY_ONE = {1}
 # An option: its items and its (group, weight) memberships.
 Option = tuple[tuple[int, ...], tuple[tuple[int, int], ...]]
 
@@ -97,20 +98,27 @@ def cover_problem(model: Model, *, allowed: set[int] | None = None) -> CoverProb
     """
     if model.objective is not None:
         raise _refuse(f"model {model.name!r} has an objective (use cpsat or scip to optimise)")
-    items_of: dict[int, list[int]] = {}
+    items_of: list[list[int]] = [[] for _ in range(model.num_variables)]
     rows: list[int] = []
     bounds: dict[tuple, list[int]] = {}
     for index, constraint in enumerate(model.constraints):
         if not index % 1024:
             check_build_limits()
+        is_cell = constraint.sense == "==" and constraint.rhs == 1
+        if is_cell and {coefficient for _, coefficient in constraint.terms} == ONLY_ONE:  # a tiling's cell
+            rows.append(index)
+            item = len(rows)
+            for var, _ in constraint.terms:
+                items_of[var].append(item)
+            continue
         terms = [(var, coefficient) for var, coefficient in constraint.terms if coefficient != 0]
         for _var, coefficient in terms:
             if not isinstance(coefficient, int) or coefficient < 0:
                 raise _refuse(f"constraint {constraint.name!r} has the coefficient {coefficient!r}")
-        if constraint.sense == "==" and constraint.rhs == 1 and all(c == 1 for _, c in terms):
+        if is_cell and all(c == 1 for _, c in terms):
             rows.append(index)
             for var, _ in terms:
-                items_of.setdefault(var, []).append(len(rows))
+                items_of[var].append(len(rows))
             continue
         key = tuple(sorted(terms))
         lo, hi = bounds.setdefault(key, [0, UNBOUNDED])
@@ -119,8 +127,8 @@ def cover_problem(model: Model, *, allowed: set[int] | None = None) -> CoverProb
         if constraint.sense in ("==", "<="):
             hi = min(hi, constraint.rhs)
         bounds[key] = [lo, hi]
-    for var in range(model.num_variables):
-        if var not in items_of:
+    for var, items in enumerate(items_of):
+        if not items:
             raise _refuse(f"variable {model.labels[var]!r} covers no '== 1' row")
     groups: list[tuple[int, int]] = []
     member_of: dict[int, list[tuple[int, int]]] = {}
