@@ -83,7 +83,7 @@ from polytile_core.model.symmetry import (
     placement_symmetries,
     search_symmetries,
 )
-from polytile_core.model.zero_one import Constraint, Model, Pins, Placement, check_build_limits
+from polytile_core.model.zero_one import Constraint, Model, Pins, Placement, check_build_limits, collector_paused
 from polytile_core.output.resultfile import write_atomically
 from polytile_core.output.results import Found, PlacedPiece, Result, Solution, Termination
 
@@ -133,6 +133,7 @@ __all__ = [
     "Placement",
     "Pins",
     "check_build_limits",
+    "collector_paused",
     # the order a cell-filling search takes
     "FILLED_IN_ORDER",
     "fill_order",

@@ -3,12 +3,11 @@ and filters what the search finds."""
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable
 
 from polytile_core.config.pipeline import Plan
 from polytile_core.model.symmetry import placement_symmetries
-from polytile_core.model.zero_one import Model
+from polytile_core.model.zero_one import Model, collector_paused
 from polytile_core.output.results import Found, Solution, Termination
 from polytile_core.solve import distinct
 from polytile_core.solve.collect import Collector
@@ -38,15 +37,8 @@ def proved_by_area(plan: Plan) -> Outcome | None:
 def prepared_model(plan: Plan) -> Model:
     """The plan's model (only the builder's statement for a backend that reads no rows),
     with its symmetries when the run counts up to them."""
-    # A large model is millions of small tuples that never form cycles: the cycle collector
-    # would only scan the growing heap again and again (it doubles the 100×100 build's time).
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         model = _statement(plan) if _reads_no_rows(plan) else plan.build()
-    finally:
-        if collecting:
-            gc.enable()
     if plan.distinct and not model.symmetries and plan.region is not None and model.placements:
         # Only when asked: on a large board this costs about as much as building the model.
         model.symmetries = placement_symmetries(model, plan.region, plan.pieces)

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 import attrs
 
-from polytile_core.plugin import InputError, Model, Pins, check_build_limits, scan_order
+from polytile_core.plugin import InputError, Model, Pins, check_build_limits, collector_paused, scan_order
 
 UNBOUNDED = 1 << 62
 ONLY_ONE = {1}
@@ -96,6 +96,11 @@ def cover_problem(model: Model, *, allowed: set[int] | None = None) -> CoverProb
     Refuses (``InputError``) a model with an objective, a non-positive or fractional
     coefficient, or a variable that covers no ``== 1`` row.
     """
+    with collector_paused():
+        return _cover_problem(model, allowed)
+
+
+def _cover_problem(model: Model, allowed: set[int] | None) -> CoverProblem:
     if model.objective is not None:
         raise _refuse(f"model {model.name!r} has an objective (use cpsat or scip to optimise)")
     items_of: list[list[int]] = [[] for _ in range(model.num_variables)]
