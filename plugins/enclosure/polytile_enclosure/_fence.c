@@ -7,7 +7,9 @@
  *
  * dp(first, start) fills, for the cycles whose first piece is item ``first`` (the
  * lowest item of the cycle) and that start and end at state (0, start), the best doubled
- * area F[T][d][v] of a path that used items {first} + T and stands at (v, d).
+ * area F[T][d][v] of a path that used items {first} + T and stands at (v, d).  A path
+ * that can still come back never leaves the diamond |x| + |y| <= radius, so a plane of
+ * F holds that diamond only (column by column), half the square around it.
  * Overlaps are ignored, so the best closed value is an upper bound on the pocket.
  * trace(...) walks the table backwards and lists the cycles of exactly a given value
  * whose pieces do not overlap, each with its largest pocket (a flood fill of the
@@ -27,6 +29,8 @@ enum { MOVE_INTS = 5, VISIT_INTS = 8 };
 typedef struct {
     PyObject_HEAD
     int n_items, n_types, radius, width, cell_radius, cell_width, neighbours;
+    long plane;                  /* positions in the diamond |x| + |y| <= radius */
+    long *column;                /* column x of the diamond starts at column[x + radius] + radius - |x| */
     int *item_type, *item_prev, *item_next, *reach;
     int *moves, *move_start;     /* d_in, d_out, dx, dy, area2; grouped by type*4 + d_in  */
     int *visits, *visit_start;   /* d_in, d_out, dx, dy, area2, shape, ox, oy; by type*4 + d_out */
@@ -49,7 +53,7 @@ static int *copy_ints(PyObject *bytes, Py_ssize_t *count) {
 static void Fence_dealloc(Fence *self) {
     free(self->item_type); free(self->item_prev); free(self->item_next); free(self->reach);
     free(self->moves); free(self->move_start); free(self->visits); free(self->visit_start);
-    free(self->cell_start); free(self->cells);
+    free(self->cell_start); free(self->cells); free(self->column);
     if (self->tables) {
         for (int k = 0; k < self->n_items * 4; k++) free(self->tables[k]);
         free(self->tables);
@@ -68,12 +72,23 @@ static int Fence_init(Fence *self, PyObject *args, PyObject *kwds) {
         if (!(*targets[k] = copy_ints(b[k], NULL))) return -1;
     self->width = 2 * self->radius + 1;
     self->cell_width = 2 * self->cell_radius + 1;
+    self->column = malloc(sizeof(long) * self->width);
+    if (!self->column) { PyErr_NoMemory(); return -1; }
+    self->plane = 0;
+    for (int x = -self->radius; x <= self->radius; x++) {
+        int span = self->radius - (x < 0 ? -x : x);
+        self->column[x + self->radius] = self->plane + span;  /* where (x, 0) is */
+        self->plane += 2 * span + 1;
+    }
     self->tables = calloc(self->n_items * 4, sizeof(int16_t *));
     if (!self->tables) { PyErr_NoMemory(); return -1; }
     return 0;
 }
 
 static inline int absolute(int x) { return x < 0 ? -x : x; }
+
+/* Where (x, y) is in a plane; |x| + |y| <= radius. */
+static inline long spot(const Fence *self, int x, int y) { return self->column[x + self->radius] + y; }
 
 /* Sum of the reach of the items after ``first`` that are not in T (bit k = item first+1+k). */
 static int reach_left(Fence *self, int first, long t) {
@@ -103,8 +118,8 @@ static PyObject *Fence_dp(Fence *self, PyObject *args) {
     double seconds;
     if (!PyArg_ParseTuple(args, "iid", &first, &start, &seconds)) return NULL;
     double deadline = seconds > 0 ? now() + seconds : 0;
-    int rest = self->n_items - first - 1, width = self->width, radius = self->radius;
-    long subsets = 1L << rest, plane = (long)width * width, layer = 4 * plane;
+    int rest = self->n_items - first - 1, radius = self->radius;
+    long subsets = 1L << rest, plane = self->plane, layer = 4 * plane;
     int16_t *table = malloc(sizeof(int16_t) * subsets * layer);
     if (!table) return PyErr_NoMemory();
     int *best = malloc(sizeof(int) * subsets);
@@ -115,7 +130,7 @@ static PyObject *Fence_dp(Fence *self, PyObject *args) {
     for (int m = self->move_start[type * 4 + start]; m < self->move_start[type * 4 + start + 1]; m++) {
         int *mv = self->moves + m * MOVE_INTS;
         if (absolute(mv[2]) + absolute(mv[3]) > radius) continue;
-        long at = (long)mv[1] * plane + (long)(mv[2] + radius) * width + (mv[3] + radius);
+        long at = (long)mv[1] * plane + spot(self, mv[2], mv[3]);
         if (table[at] < mv[4]) table[at] = (int16_t)mv[4];
     }
     for (long t = 0; t < subsets && !self->cancelled && !timed_out; t++) {
@@ -129,11 +144,12 @@ static PyObject *Fence_dp(Fence *self, PyObject *args) {
             int16_t *there = table + (t | bit) * layer;
             int kind = self->item_type[item];
             int after = left - self->reach[kind];
+            if (after > radius) after = radius;
             for (int d = 0; d < 4; d++) {
                 int m0 = self->move_start[kind * 4 + d], m1 = self->move_start[kind * 4 + d + 1];
                 for (int x = -limit; x <= limit; x++) {
                     int span = limit - absolute(x);
-                    int16_t *column = here + d * plane + (long)(x + radius) * width + radius;
+                    int16_t *column = here + d * plane + spot(self, x, 0);
                     for (int y = -span; y <= span; y++) {
                         int value = column[y];
                         if (value == NEG) continue;
@@ -142,7 +158,7 @@ static PyObject *Fence_dp(Fence *self, PyObject *args) {
                             int nx = x + mv[2], ny = y + mv[3];
                             if (absolute(nx) + absolute(ny) > after) continue;
                             int gain = value + mv[4] + x * mv[3] - y * mv[2];
-                            int16_t *slot = there + mv[1] * plane + (long)(nx + radius) * width + (ny + radius);
+                            int16_t *slot = there + mv[1] * plane + spot(self, nx, ny);
                             if (*slot < gain) *slot = (int16_t)gain;
                         }
                     }
@@ -150,7 +166,7 @@ static PyObject *Fence_dp(Fence *self, PyObject *args) {
             }
         }
     }
-    long origin = (long)start * plane + (long)radius * width + radius;
+    long origin = (long)start * plane + spot(self, 0, 0);
     for (long t = 0; t < subsets; t++) best[t] = table[t * layer + origin];
     Py_END_ALLOW_THREADS
     if (self->cancelled || timed_out) { free(table); free(best); Py_RETURN_NONE; }
@@ -281,8 +297,8 @@ static void walk_back(Trace *tr, long t, int x, int y, int d, int gained) {
         tr->stopped = 1;
         return;
     }
-    int radius = self->radius, width = self->width;
-    long plane = (long)width * width, layer = 4 * plane;
+    int radius = self->radius;
+    long plane = self->plane, layer = 4 * plane;
     if (t == 0) {
         int kind = self->item_type[tr->first];
         for (int v = self->visit_start[kind * 4 + d]; v < self->visit_start[kind * 4 + d + 1]; v++) {
@@ -309,8 +325,8 @@ static void walk_back(Trace *tr, long t, int x, int y, int d, int gained) {
         for (int v = self->visit_start[kind * 4 + d]; v < self->visit_start[kind * 4 + d + 1]; v++) {
             int *visit = self->visits + v * VISIT_INTS;
             int px = x - visit[2], py = y - visit[3];
-            if (absolute(px) > radius || absolute(py) > radius) continue;
-            int value = before[visit[0] * plane + (long)(px + radius) * width + (py + radius)];
+            if (absolute(px) + absolute(py) > radius) continue;
+            int value = before[visit[0] * plane + spot(self, px, py)];
             if (value == NEG) continue;
             int gain = visit[4] + px * visit[3] - py * visit[2];
             if (value + gain + gained < tr->target) continue;

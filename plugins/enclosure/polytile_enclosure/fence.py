@@ -27,6 +27,7 @@ one and the walk repeats: the first level with a real fence is the optimum.
 from __future__ import annotations
 
 import array
+import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -44,7 +45,16 @@ Placements = tuple[tuple[str, tuple[Cell, ...]], ...]
 HEADINGS = ((1, 0), (0, 1), (-1, 0), (0, -1))
 RIGHT, STRAIGHT, LEFT = 3, 0, 1
 VALUE_LIMIT = 32000  # the table holds doubled areas as 16-bit integers
-TABLE_LIMIT = 4e9  # bytes of tables (the 12 pentominoes need 0.15 GB)
+
+
+def table_limit() -> float:
+    """Bytes of tables the dynamic program may fill: three fifths of the machine's memory
+    (4 GB where that is unknown).  The 12 pentominoes need 0.07 GB, the 18 one-sided
+    pentominoes 10.7 GB."""
+    try:
+        return 0.6 * os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return 4e9
 
 
 def clockwise_walk(shape: Sequence[Cell]) -> list[tuple[Cell, int]]:
@@ -228,15 +238,17 @@ class BoundarySearch:
             )
         rotations_closed = all(piece.kind in ("free", "one-sided") for piece in self.pieces)
         self.starts = [0] if rotations_closed else [0, 1, 2, 3]
-        table_bytes = sum(
-            2 ** (len(self.items) - 1 - i) * 4 * (2 * self.radius + 1) ** 2 * 2
+        diamond = 2 * self.radius * (self.radius + 1) + 1  # positions with |x| + |y| <= radius
+        self.table_bytes = sum(
+            2 ** (len(self.items) - 1 - i) * 4 * diamond * 2
             for i, kind in enumerate(self.items)
             if i == 0 or self.items[i - 1] != kind
         ) * len(self.starts)
-        if table_bytes > TABLE_LIMIT:
+        limit = table_limit()
+        if self.table_bytes > limit:
             raise InputError(
-                f"the fence backend would need {table_bytes / 1e9:.0f} GB of tables for {len(self.items)} pieces "
-                '(at most 4 GB); use backend = "cpsat"',
+                f"the fence backend would need {self.table_bytes / 1e9:.1f} GB of tables for {len(self.items)} pieces "
+                f'(at most {limit / 1e9:.1f} GB, three fifths of this machine\'s memory); use backend = "cpsat"',
                 path="pieces",
             )
         self.closings: list[tuple[int, int, int, int]] | None = None
