@@ -113,10 +113,71 @@ static double now(void) {
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* Fill F[u] from every F[u - {item}]: the paths whose last piece is ``item``.  Only
+ * F[u] is written, so the subsets of one size are filled by several threads at once. */
+static void pull_into(Fence *self, int first, int16_t *table, long u) {
+    int radius = self->radius;
+    long plane = self->plane, layer = 4 * plane;
+    int16_t *there = table + u * layer;
+    for (int item = first + 1; item < self->n_items; item++) {
+        long bit = 1L << (item - first - 1);
+        long t = u ^ bit;
+        if (!(u & bit) || !may_add(self, first, t, item)) continue;
+        int16_t *here = table + t * layer;
+        int left = reach_left(self, first, t);
+        int limit = left < radius ? left : radius;
+        int kind = self->item_type[item];
+        int after = left - self->reach[kind];
+        if (after > radius) after = radius;
+        for (int d = 0; d < 4; d++) {
+            int m0 = self->move_start[kind * 4 + d], m1 = self->move_start[kind * 4 + d + 1];
+            for (int x = -limit; x <= limit; x++) {
+                int span = limit - absolute(x);
+                int16_t *column = here + d * plane + spot(self, x, 0);
+                for (int y = -span; y <= span; y++) {
+                    int value = column[y];
+                    if (value == NEG) continue;
+                    for (int m = m0; m < m1; m++) {
+                        int *mv = self->moves + m * MOVE_INTS;
+                        int nx = x + mv[2], ny = y + mv[3];
+                        if (absolute(nx) + absolute(ny) > after) continue;
+                        int gain = value + mv[4] + x * mv[3] - y * mv[2];
+                        int16_t *slot = there + mv[1] * plane + spot(self, nx, ny);
+                        if (*slot < gain) *slot = (int16_t)gain;
+                    }
+                }
+            }
+        }
+    }
+}
+
+typedef struct {
+    Fence *self;
+    int first, size, threads, index, *stopped;
+    int16_t *table;
+    long subsets;
+    double deadline;
+} Pull;
+
+/* One thread's share of the subsets of ``size`` items: every ``threads``-th of them. */
+static void *pull_share(void *arg) {
+    Pull *job = arg;
+    long seen = 0, done = 0;
+    for (long u = 1; u < job->subsets && !*job->stopped; u++) {
+        if (__builtin_popcountl(u) != job->size || seen++ % job->threads != job->index) continue;
+        pull_into(job->self, job->first, job->table, u);
+        if ((++done & 15) == 0 && (job->self->cancelled || (job->deadline > 0 && now() > job->deadline)))
+            *job->stopped = 1;
+    }
+    return NULL;
+}
+
 static PyObject *Fence_dp(Fence *self, PyObject *args) {
-    int first, start, timed_out = 0;
+    int first, start, threads = 1, stopped = 0;
     double seconds;
-    if (!PyArg_ParseTuple(args, "iid", &first, &start, &seconds)) return NULL;
+    if (!PyArg_ParseTuple(args, "iid|i", &first, &start, &seconds, &threads)) return NULL;
+    if (threads < 1) threads = 1;
+    if (threads > 64) threads = 64;
     double deadline = seconds > 0 ? now() + seconds : 0;
     int rest = self->n_items - first - 1, radius = self->radius;
     long subsets = 1L << rest, plane = self->plane, layer = 4 * plane;
@@ -133,43 +194,28 @@ static PyObject *Fence_dp(Fence *self, PyObject *args) {
         long at = (long)mv[1] * plane + spot(self, mv[2], mv[3]);
         if (table[at] < mv[4]) table[at] = (int16_t)mv[4];
     }
-    for (long t = 0; t < subsets && !self->cancelled && !timed_out; t++) {
-        if (deadline > 0 && (t & 15) == 0 && now() > deadline) timed_out = 1;
-        int16_t *here = table + t * layer;
-        int left = reach_left(self, first, t);
-        int limit = left < radius ? left : radius;
-        for (int item = first + 1; item < self->n_items; item++) {
-            long bit = 1L << (item - first - 1);
-            if ((t & bit) || !may_add(self, first, t, item)) continue;
-            int16_t *there = table + (t | bit) * layer;
-            int kind = self->item_type[item];
-            int after = left - self->reach[kind];
-            if (after > radius) after = radius;
-            for (int d = 0; d < 4; d++) {
-                int m0 = self->move_start[kind * 4 + d], m1 = self->move_start[kind * 4 + d + 1];
-                for (int x = -limit; x <= limit; x++) {
-                    int span = limit - absolute(x);
-                    int16_t *column = here + d * plane + spot(self, x, 0);
-                    for (int y = -span; y <= span; y++) {
-                        int value = column[y];
-                        if (value == NEG) continue;
-                        for (int m = m0; m < m1; m++) {
-                            int *mv = self->moves + m * MOVE_INTS;
-                            int nx = x + mv[2], ny = y + mv[3];
-                            if (absolute(nx) + absolute(ny) > after) continue;
-                            int gain = value + mv[4] + x * mv[3] - y * mv[2];
-                            int16_t *slot = there + mv[1] * plane + spot(self, nx, ny);
-                            if (*slot < gain) *slot = (int16_t)gain;
-                        }
-                    }
-                }
+    /* By size: the subsets of one size read only those one smaller. */
+    Pull jobs[64];
+    pthread_t workers[64];
+    for (int size = 1; size <= rest && !stopped && !self->cancelled; size++) {
+        for (int k = 0; k < threads; k++) {
+            jobs[k] = (Pull){self, first, size, threads, k, &stopped, table, subsets, deadline};
+            if (k > 0 && pthread_create(&workers[k], NULL, pull_share, &jobs[k]) != 0) jobs[k].threads = -1;
+        }
+        pull_share(&jobs[0]);
+        for (int k = 1; k < threads; k++) {
+            if (jobs[k].threads > 0) {
+                pthread_join(workers[k], NULL);
+            } else {  /* no thread could be started: its share is filled here */
+                jobs[k].threads = threads;
+                pull_share(&jobs[k]);
             }
         }
     }
     long origin = (long)start * plane + spot(self, 0, 0);
     for (long t = 0; t < subsets; t++) best[t] = table[t * layer + origin];
     Py_END_ALLOW_THREADS
-    if (self->cancelled || timed_out) { free(table); free(best); Py_RETURN_NONE; }
+    if (self->cancelled || stopped) { free(table); free(best); Py_RETURN_NONE; }
     free(self->tables[first * 4 + start]);
     self->tables[first * 4 + start] = table;
     PyObject *out = PyList_New(subsets);

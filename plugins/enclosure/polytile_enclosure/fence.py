@@ -31,7 +31,6 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 
 import attrs
 
@@ -338,24 +337,20 @@ class BoundarySearch:
 
     def _tables_filled(self, deadline: float | None, workers: int) -> list[tuple[int, int, int, int]] | None:
         """Run the dynamic program: every closed cycle's (doubled value, first item, start
-        direction, set of the other items), best first; None if it ran out of time."""
+        direction, set of the other items), best first; None if it ran out of time.  The
+        tables are filled one after the other, each by ``workers`` threads (the first
+        table is as large as all the others together: each item halves the next one)."""
         firsts = [
             (i, s) for i, kind in enumerate(self.items) if i == 0 or self.items[i - 1] != kind for s in self.starts
         ]
         candidates: list[tuple[int, int, int, int]] = []
-        with ThreadPoolExecutor(max(1, workers)) as pool:
-
-            def table(job: tuple[int, int]) -> list[int] | None:
-                left = 0.0 if deadline is None else max(deadline - time.perf_counter(), 1e-3)
-                return self.fence.dp(*job, left)
-
-            # The first table is the largest by far (each item halves the next one's), so a
-            # count of tables done would stand still: the stage is said once.
-            report_progress(stage="computing the bound (boundary tables)")
-            for (first, start), closing in zip(firsts, pool.map(table, firsts), strict=True):
-                if closing is None:
-                    return None
-                candidates += [(value, first, start, t) for t, value in enumerate(closing) if value > 0]
+        report_progress(stage="computing the bound (boundary tables)")
+        for first, start in firsts:
+            left = 0.0 if deadline is None else max(deadline - time.perf_counter(), 1e-3)
+            closing = self.fence.dp(first, start, left, max(1, workers))
+            if closing is None:
+                return None
+            candidates += [(value, first, start, t) for t, value in enumerate(closing) if value > 0]
         return sorted(candidates, reverse=True)
 
     def _levels(

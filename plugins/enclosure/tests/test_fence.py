@@ -3,6 +3,7 @@ bound against brute force on small boards, the grid model on CP-SAT, and the kno
 optima of oracles.md; every returned fence re-checked by the flood fill here."""
 
 import itertools
+import random
 
 import pytest
 from polytile_enclosure import enclosed_pockets
@@ -274,3 +275,17 @@ def test_where_the_scores_differ_two_rooms_beat_one(solve):
         assert result.found == Found.OPTIMAL
         answers[score] = result.objective
     assert answers == {"region": 2, "pockets": 4}
+
+
+@pytest.mark.parametrize("neighbours", [8, 4])
+def test_the_tables_filled_on_several_threads_are_those_of_one(neighbours):
+    """Each thread fills its own subsets of one size from those one smaller: two or three
+    threads must give every closed cycle's value that one thread gives."""
+    seed = random.randrange(2**32)
+    rng = random.Random(seed)
+    pool = resolve_pieces([PieceSpec(family="n-ominoes", n=4, kind=rng.choice(["free", "one-sided"]))], Host())
+    pieces = rng.sample(pool, rng.randint(4, len(pool)))
+    search = BoundarySearch(pieces, neighbours)
+    for first, start in [(0, 0), (1, 0)]:
+        alone = search.fence.dp(first, start, 0.0, 1)
+        assert search.fence.dp(first, start, 0.0, rng.choice([2, 3])) == alone, f"seed {seed}"
