@@ -8,8 +8,9 @@ with the fewest candidates left, and so does the split.  A part is the whole mod
 the node's placements fixed to 1.  Every solution covers the branching row with exactly
 one candidate, so the parts partition the solutions: counts add, listings concatenate.
 (A split that branched on the fewest candidates while the parts' kernel filled cells in
-order gave parts whose searches each repeated the top of the whole search: on two jobs
-their time added up to 1.4 times the whole search's.)  This is embarrassingly parallel search
+order gave parts whose searches each repeated the top of the whole search: they took 1.4
+times as long in all as the parts of this split, docs/split.md.)  This is embarrassingly
+parallel search
 (Régin, Rezgui and Malapert, CP 2013): many more parts than workers, each taken by
 whichever worker is free.
 
