@@ -163,11 +163,11 @@ typedef struct {
 static void *pull_share(void *arg) {
     Pull *job = arg;
     long seen = 0, done = 0;
-    for (long u = 1; u < job->subsets && !*job->stopped; u++) {
+    for (long u = 1; u < job->subsets && !__atomic_load_n(job->stopped, __ATOMIC_RELAXED); u++) {
         if (__builtin_popcountl(u) != job->size || seen++ % job->threads != job->index) continue;
         pull_into(job->self, job->first, job->table, u);
         if ((++done & 15) == 0 && (job->self->cancelled || (job->deadline > 0 && now() > job->deadline)))
-            *job->stopped = 1;
+            __atomic_store_n(job->stopped, 1, __ATOMIC_RELAXED);
     }
     return NULL;
 }
@@ -197,7 +197,7 @@ static PyObject *Fence_dp(Fence *self, PyObject *args) {
     /* By size: the subsets of one size read only those one smaller. */
     Pull jobs[64];
     pthread_t workers[64];
-    for (int size = 1; size <= rest && !stopped && !self->cancelled; size++) {
+    for (int size = 1; size <= rest && !__atomic_load_n(&stopped, __ATOMIC_RELAXED) && !self->cancelled; size++) {
         for (int k = 0; k < threads; k++) {
             jobs[k] = (Pull){self, first, size, threads, k, &stopped, table, subsets, deadline};
             if (k > 0 && pthread_create(&workers[k], NULL, pull_share, &jobs[k]) != 0) jobs[k].threads = -1;
