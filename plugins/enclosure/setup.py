@@ -6,7 +6,11 @@ flags = ["-O2"]
 shared = ["polytile_enclosure/_pocket.h"]  # the flood fill both use
 setup(
     ext_modules=[
-        Extension("polytile_enclosure._fence", ["polytile_enclosure/_fence.c"], extra_compile_args=flags, depends=shared),
-        Extension("polytile_enclosure._order", ["polytile_enclosure/_order.c"], extra_compile_args=flags, depends=shared),
+        Extension(
+            "polytile_enclosure._fence", ["polytile_enclosure/_fence.c"], extra_compile_args=flags, depends=shared
+        ),
+        Extension(
+            "polytile_enclosure._order", ["polytile_enclosure/_order.c"], extra_compile_args=flags, depends=shared
+        ),
     ]
 )

@@ -43,6 +43,12 @@ Placements = tuple[tuple[str, tuple[Cell, ...]], ...]
 # Headings E, N, W, S; left(h) = h + 1, right(h) = h + 3, reverse = h + 2 (mod 4).
 HEADINGS = ((1, 0), (0, 1), (-1, 0), (0, -1))
 RIGHT, STRAIGHT, LEFT = 3, 0, 1
+
+
+class TooManyPieces(InputError):
+    """The set is too large for the boundary search's tables (the fence finder takes it)."""
+
+
 VALUE_LIMIT = 32000  # the table holds doubled areas as 16-bit integers
 TABLE_LIMIT = 4e9  # bytes of tables (the 12 pentominoes need 0.15 GB)
 
@@ -272,7 +278,7 @@ class BoundarySearch:
             max(abs(v.area2) + 2 * self.radius * (abs(v.dx) + abs(v.dy)) for v in self.by_type[t]) for t in self.items
         )
         if worst > VALUE_LIMIT:
-            raise InputError(
+            raise TooManyPieces(
                 f"too many or too large pieces for the fence backend (its 16-bit tables would need areas up to "
                 f'{worst // 2}); use backend = "cpsat"',
                 path="pieces",
@@ -285,7 +291,7 @@ class BoundarySearch:
             if i == 0 or self.items[i - 1] != kind
         ) * len(self.starts)
         if table_bytes > TABLE_LIMIT:
-            raise InputError(
+            raise TooManyPieces(
                 f"the fence backend would need {table_bytes / 1e9:.0f} GB of tables for {len(self.items)} pieces "
                 '(at most 4 GB); use backend = "cpsat"',
                 path="pieces",
