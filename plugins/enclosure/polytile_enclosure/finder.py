@@ -163,9 +163,11 @@ def anneal(
     start: Sequence[int] | None = None,
     stop: threading.Event | None = None,
     on_better: Callable[[Found], None] | None = None,
+    evaluations: int | None = None,
 ) -> Found:
-    """Simulated annealing over orders for ``time_limit`` seconds from ``start`` (a
-    random order if None); ``on_better`` hears of each better fence as it is found.
+    """Simulated annealing over orders for ``time_limit`` seconds (or ``evaluations``
+    orders) from ``start`` (a random order if None); ``on_better`` hears of each better
+    fence as it is found.
 
     The temperature falls with the number of orders evaluated, not with the clock, and
     rises again every ``cycle`` evaluations, from the best order: with the same seed and
@@ -188,14 +190,14 @@ def anneal(
     if first is None:
         return Found(None, tuple(order), 0, time.perf_counter() - started, seed)
     current = best = first
-    evaluations = 1
+    done = 1
     if on_better and best.fence:
-        on_better(found(best, evaluations))
+        on_better(found(best, done))
     threads = max(1, settings.threads)
     with ThreadPoolExecutor(threads) as pool:
-        while not stop.is_set() and time.perf_counter() < deadline:
-            phase = evaluations % settings.cycle
-            if phase < threads and evaluations > threads:
+        while not stop.is_set() and time.perf_counter() < deadline and (evaluations is None or done < evaluations):
+            phase = done % settings.cycle
+            if phase < threads and done > threads:
                 current = best  # a new cycle: hot again, from the best order
             temperature = settings.temperature * (1 - phase / settings.cycle)
             candidates = [neighbour(list(current.order), rng) for _ in range(threads)]
@@ -203,7 +205,7 @@ def anneal(
             answers = list(pool.map(lambda order: search.evaluate(order, left()), candidates))
             if any(answer is None for answer in answers):
                 break
-            evaluations += len(answers)
+            done += len(answers)
             for answer, draw in zip(answers, draws, strict=True):
                 assert answer is not None
                 change = score(answer) - score(current)
@@ -212,8 +214,8 @@ def anneal(
             if score(current) > score(best):
                 best = current
                 if on_better and best.fence:
-                    on_better(found(best, evaluations))
-    return found(best, evaluations)
+                    on_better(found(best, done))
+    return found(best, done)
 
 
 def score(evaluation: Evaluation) -> float:
