@@ -27,7 +27,10 @@ import attrs
 
 from polytile_core.plugin import Cell, PieceType
 from polytile_enclosure._order import Orders
-from polytile_enclosure.fence import Fenced, MoveTables, Placements, piece_visits
+from polytile_enclosure.check import enclosed_pockets
+from polytile_enclosure.fence import Fenced, MoveTables, piece_visits
+
+NEAR = 4  # a local change of the order moves copies at most this many places
 
 
 @attrs.frozen
@@ -41,6 +44,7 @@ class FinderSettings:
     temperature: float = 4.0  # simulated annealing's hottest (cells), cooled towards 0 over each cycle
     cycle: int = 400  # orders evaluated per cycle of cooling
     threads: int = 2
+    radius: int | None = None  # how far from the start a junction may lie (None: as far as the pieces reach)
 
 
 @attrs.frozen
@@ -80,6 +84,8 @@ class OrderSearch:
         self.shapes, by_type = piece_visits(self.pieces, neighbours)
         reach = [max(abs(v.dx) + abs(v.dy) for v in found) for found in by_type]
         radius = sum(reach[kind] for kind in self.items) // 2 + 1
+        if self.settings.radius is not None:
+            radius = min(radius, self.settings.radius)
         extent = max(max(max(abs(x), abs(y)) for x, y in cells) for _, cells in self.shapes)
         self.tables = MoveTables(by_type, self.shapes)
         moves, move_start, visits, visit_start, cell_start, cells = self.tables.packed()
@@ -120,8 +126,6 @@ class OrderSearch:
 
     def _fenced(self, order: Sequence[int], cycle: Sequence[tuple[int, int, int, int]]) -> Fenced:
         """The cycle's pieces at their cells, and the largest pocket by the flood fill of check.py."""
-        from polytile_enclosure.check import enclosed_pockets
-
         placed = []
         for _position, row, x, y in cycle:
             visit = self.tables.visit_rows[row]
@@ -141,10 +145,17 @@ def box_of(cells: Sequence[Cell]) -> list[Cell]:
 
 
 def neighbour(order: list[int], rng: random.Random) -> list[int]:
-    """A random nearby order: two copies swapped, one moved elsewhere, or a stretch reversed."""
+    """A random nearby order: two copies swapped, one moved elsewhere, or a stretch
+    reversed; half the time between places at most ``NEAR`` apart (a small change of the
+    fence), otherwise anywhere."""
     n = len(order)
     changed = list(order)
-    i, j = sorted(rng.sample(range(n), 2))
+    i = rng.randrange(n)
+    j = (i + rng.randint(1, NEAR)) % n if rng.random() < 0.5 else rng.randrange(n)
+    i, j = sorted((i, j))
+    if i == j:
+        j = (i + 1) % n
+        i, j = sorted((i, j))
     kind = rng.randrange(3)
     if kind == 0:
         changed[i], changed[j] = changed[j], changed[i]
@@ -222,6 +233,3 @@ def score(evaluation: Evaluation) -> float:
     """What the annealing maximises: the pocket of the order's best fence without overlaps,
     and a little of the order's closing value (it tells orders with the same pocket apart)."""
     return evaluation.pocket + evaluation.value2 / 2 * 1e-3
-
-
-__all__ = ["Evaluation", "FinderSettings", "Found", "OrderSearch", "Placements", "anneal"]
