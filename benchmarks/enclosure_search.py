@@ -20,11 +20,15 @@ import argparse
 import random
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from polytile_core.config.pipeline import resolve_pieces
 from polytile_core.config.schema import PieceSpec
 from polytile_core.host.registry import Host
 from polytile_core.plugin import InputError, PieceType
+
+if TYPE_CHECKING:
+    from polytile_enclosure.fence import Fenced
 
 # (name, pieces, best fence known, relaxed rounds by default): 1,597 for the hexominoes
 # (Lyader and Podhaisky, 2025), 19,675 for the 108 heptominoes (best known, no proof);
@@ -34,6 +38,13 @@ SETS = [
     ("heptominoes", PieceSpec(family="n-ominoes", n=7), 19675, 0),
     ("one-sided-pentominoes", PieceSpec(family="n-ominoes", n=5, kind="one-sided"), 128, 40),
 ]
+
+
+class Best:
+    """The best fence so far (the checkpoint's, then the run's)."""
+
+    def __init__(self, fence: Fenced | None):
+        self.fence = fence
 
 
 def simple_pieces(pieces: list[PieceType]) -> tuple[list[PieceType], list[str]]:
@@ -60,6 +71,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=120, help="search time per set")
     parser.add_argument("--rounds", type=int, help="relaxed bound rounds (default: 40, none for the heptominoes)")
     parser.add_argument("--beam", type=int, default=0, help="states kept per layer (0: all)")
+    parser.add_argument("--temperature", type=float, default=4.0, help="the annealing's hottest, in cells")
     parser.add_argument("--seed", type=int, help="default: a fresh one, printed")
     parser.add_argument("--checkpoint", type=Path, help="a directory for one checkpoint per set")
     arguments = parser.parse_args()
@@ -70,14 +82,14 @@ def main() -> None:
             continue
         pieces, left = simple_pieces(list(resolve_pieces([spec], Host())))
         seed = arguments.seed if arguments.seed is not None else random.randrange(2**32)
-        search = OrderSearch(pieces, 8, FinderSettings(beam=arguments.beam))
+        search = OrderSearch(pieces, 8, FinderSettings(beam=arguments.beam, temperature=arguments.temperature))
         path = arguments.checkpoint / f"{name}.json" if arguments.checkpoint else None
         saved = checkpoint.load(path, pieces, 8) if path else None
-        best = {"fence": saved.fence if saved else None, "order": saved.order if saved else None}
+        best = Best(saved.fence if saved else None)
 
         def better(found, best=best, path=path, pieces=pieces, saved=saved):
-            if found.fence and (best["fence"] is None or len(found.fence.pocket) > len(best["fence"].pocket)):
-                best["fence"], best["order"] = found.fence, found.order
+            if found.fence and (best.fence is None or len(found.fence.pocket) > len(best.fence.pocket)):
+                best.fence = found.fence
                 print(f"    {found.seconds:7.1f} s: {len(found.fence.pocket)}", flush=True)
                 if path:
                     runs = (*(saved.runs if saved else ()), {"seed": found.seed, "seconds": round(found.seconds)})
@@ -86,7 +98,7 @@ def main() -> None:
         found = anneal(
             search, seed=seed, time_limit=arguments.seconds, start=saved.order if saved else None, on_better=better
         )
-        size = len(best["fence"].pocket) if best["fence"] else 0
+        size = len(best.fence.pocket) if best.fence else 0
         rounds = default_rounds if arguments.rounds is None else arguments.rounds
         bound, bound_seconds = None, 0.0
         if rounds:

@@ -34,8 +34,7 @@ from polytile_enclosure import checkpoint
 from polytile_enclosure.bound import relaxed_bound
 from polytile_enclosure.check import enclosed_pockets
 from polytile_enclosure.fence import BoundarySearch, Fenced, Placements, TooManyPieces, canonical
-from polytile_enclosure.finder import Found as FinderFound
-from polytile_enclosure.finder import OrderSearch, anneal
+from polytile_enclosure.finder import FinderSettings, Finding, OrderSearch, anneal
 from polytile_enclosure.model import EnclosureProblem, interior_cells
 
 PROOF = {
@@ -124,7 +123,7 @@ class FenceFinder:
         self.pieces = list(problem.pieces)
         self.budget = settings.time_limit if settings.time_limit is not None else DEFAULT_BUDGET
         self.budget_said = (
-            f"{self.budget:g} s ([solve] time_limit)"
+            f"{self.budget:.1f} s (what [solve] time_limit left after building)"
             if settings.time_limit is not None
             else f"{DEFAULT_BUDGET:g} s (the default: [solve] sets no time_limit)"
         )
@@ -134,7 +133,8 @@ class FenceFinder:
         if self.path is not None:
             checkpoint.writable(self.path)  # before any search: never write over a file not ours
             self.saved = checkpoint.load(self.path, self.pieces, problem.neighbours)
-        self.search = OrderSearch(self.pieces, problem.neighbours)
+        threads = settings.workers or os.cpu_count() or 1
+        self.search = OrderSearch(self.pieces, problem.neighbours, FinderSettings(threads=threads))
         self.best: Fenced | None = None  # on the board
         self.best_plane: Fenced | None = self.saved.fence if self.saved else None
         self.best_order = self.saved.order if self.saved else None
@@ -201,7 +201,7 @@ class FenceFinder:
         found_kind = Found.FEASIBLE if best is not None else Found.NONE
         return BackendResult(termination, found_kind, "stopped", None, objective=best, bound=upper, details=details)
 
-    def better(self, found: FinderFound) -> None:
+    def better(self, found: Finding) -> None:
         """A better fence than the run had: keep it (if it fits the board), say so, save it now and then."""
         if found.fence is None or (
             self.best_plane is not None and len(found.fence.pocket) <= len(self.best_plane.pocket)
@@ -215,7 +215,7 @@ class FenceFinder:
         if time.perf_counter() - self.last_save >= SAVE_EVERY:
             self.save(found)
 
-    def save(self, found: FinderFound) -> None:
+    def save(self, found: Finding) -> None:
         if self.path is None or self.best_order is None:
             return
         runs = (

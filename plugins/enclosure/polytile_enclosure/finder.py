@@ -25,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import attrs
 
-from polytile_core.plugin import Cell, PieceType
+from polytile_core.plugin import Cell, PieceType, relay_stop
 from polytile_enclosure._order import Orders
 from polytile_enclosure.check import enclosed_pockets
 from polytile_enclosure.fence import Fenced, MoveTables, piece_visits
@@ -62,7 +62,7 @@ class Evaluation:
 
 
 @attrs.frozen
-class Found:
+class Finding:
     """The best fence the search found, the order that gave it, and the work done."""
 
     fence: Fenced | None
@@ -105,6 +105,7 @@ class OrderSearch:
         self.starts = [0] if rotations_closed else [0, 1, 2, 3]
 
     def cancel(self) -> None:
+        """Stop the orders being evaluated (from any thread); later ones are not evaluated."""
         self.orders.cancel()
 
     def evaluate(self, order: Sequence[int], seconds: float = 0.0) -> Evaluation | None:
@@ -173,9 +174,9 @@ def anneal(
     time_limit: float,
     start: Sequence[int] | None = None,
     stop: threading.Event | None = None,
-    on_better: Callable[[Found], None] | None = None,
+    on_better: Callable[[Finding], None] | None = None,
     evaluations: int | None = None,
-) -> Found:
+) -> Finding:
     """Simulated annealing over orders for ``time_limit`` seconds (or ``evaluations``
     orders) from ``start`` (a random order if None); ``on_better`` hears of each better
     fence as it is found.
@@ -194,18 +195,18 @@ def anneal(
     def left() -> float:
         return max(deadline - time.perf_counter(), 1e-3)
 
-    def found(evaluation: Evaluation, evaluations: int) -> Found:
-        return Found(evaluation.fence, evaluation.order, evaluations, time.perf_counter() - started, seed)
+    def found(evaluation: Evaluation, evaluations: int) -> Finding:
+        return Finding(evaluation.fence, evaluation.order, evaluations, time.perf_counter() - started, seed)
 
     first = search.evaluate(order, left())
     if first is None:
-        return Found(None, tuple(order), 0, time.perf_counter() - started, seed)
+        return Finding(None, tuple(order), 0, time.perf_counter() - started, seed)
     current = best = first
     done = 1
     if on_better and best.fence:
         on_better(found(best, done))
     threads = max(1, settings.threads)
-    with ThreadPoolExecutor(threads) as pool:
+    with ThreadPoolExecutor(threads) as pool, relay_stop(stop, search.cancel):
         while not stop.is_set() and time.perf_counter() < deadline and (evaluations is None or done < evaluations):
             phase = done % settings.cycle
             if phase < threads and done > threads:

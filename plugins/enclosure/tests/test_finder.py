@@ -175,3 +175,17 @@ def test_the_pentominoes_finder_stays_at_or_below_128(solve):
     found = anneal(OrderSearch(pentominoes, 8), seed=seed, time_limit=20)
     assert found.fence is not None
     assert flood_fill_pocket(found.fence, 8) == len(found.fence.pocket) <= 128, f"seed {seed}"
+
+
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ("bound_rounds = -1", "options.enclose.bound_rounds: expected 0 or more, got -1"),
+        ('finder_checkpoint = ""', "options.enclose.finder_checkpoint: expected a file name"),
+        ("finder_checkpoint = 3", "options.enclose.finder_checkpoint: expected a string"),
+    ],
+)
+def test_bad_finder_options_are_one_clear_error(solve, line, message):
+    with pytest.raises(InputError) as refused:
+        solve(f'[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\n{line}\n')
+    assert message in str(refused.value)
