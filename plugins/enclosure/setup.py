@@ -1,5 +1,16 @@
-"""The compiled boundary dynamic program; everything else is in pyproject.toml."""
+"""The compiled boundary dynamic program and the fence finder's; everything else is in pyproject.toml."""
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("polytile_enclosure._fence", ["polytile_enclosure/_fence.c"], extra_compile_args=["-O2"])])
+flags = ["-O2"]
+shared = ["polytile_enclosure/_pocket.h"]  # the flood fill both use
+setup(
+    ext_modules=[
+        Extension(
+            "polytile_enclosure._fence", ["polytile_enclosure/_fence.c"], extra_compile_args=flags, depends=shared
+        ),
+        Extension(
+            "polytile_enclosure._order", ["polytile_enclosure/_order.c"], extra_compile_args=flags, depends=shared
+        ),
+    ]
+)

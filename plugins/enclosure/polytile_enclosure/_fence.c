@@ -23,6 +23,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "_pocket.h"
+
 #define NEG INT16_MIN
 enum { MOVE_INTS = 5, VISIT_INTS = 8 };
 
@@ -35,6 +37,7 @@ typedef struct {
     int *moves, *move_start;     /* d_in, d_out, dx, dy, area2; grouped by type*4 + d_in  */
     int *visits, *visit_start;   /* d_in, d_out, dx, dy, area2, shape, ox, oy; by type*4 + d_out */
     int *cell_start, *cells;     /* shape -> its cells */
+    int largest;                 /* the most cells of a shape */
     int16_t **tables;            /* per (first, start): F[T][d][position] */
     volatile int cancelled;
 } Fence;
@@ -68,8 +71,11 @@ static int Fence_init(Fence *self, PyObject *args, PyObject *kwds) {
         return -1;
     int **targets[10] = {&self->item_type, &self->item_prev, &self->item_next, &self->reach, &self->moves,
                          &self->move_start, &self->visits, &self->visit_start, &self->cell_start, &self->cells};
+    Py_ssize_t counts[10];
     for (int k = 0; k < 10; k++)
-        if (!(*targets[k] = copy_ints(b[k], NULL))) return -1;
+        if (!(*targets[k] = copy_ints(b[k], &counts[k]))) return -1;
+    for (Py_ssize_t s = 0; s + 1 < counts[8]; s++)
+        if (self->cell_start[s + 1] - self->cell_start[s] > self->largest) self->largest = self->cell_start[s + 1] - self->cell_start[s];
     self->width = 2 * self->radius + 1;
     self->cell_width = 2 * self->cell_radius + 1;
     self->column = malloc(sizeof(long) * self->width);
@@ -232,6 +238,7 @@ typedef struct {
     int depth, *path;            /* per depth: item, visit, x, y */
     int *out, out_len, out_cap;  /* found cycles: n, p, n * (item, visit, x, y), p * (x, y) of the pocket */
     int *grid, *stack, grid_cells;  /* the flood fill's cells: the fence's box and a frame */
+    int *fence;                  /* the cells of the fence on the path, x, y pairs */
     double deadline;
     long nodes;
 } Trace;
@@ -254,66 +261,21 @@ static int place(Trace *tr, int *visit, int x, int y, int mark) {
     return 1;
 }
 
-enum { FREE = 0, FENCE = 1, OUTSIDE = 2 };  /* then a label per pocket, from 3 */
-static const int STEPS[8][2] = {{1, 0}, {0, 1}, {-1, 0}, {0, -1}, {1, 1}, {-1, 1}, {-1, -1}, {1, -1}};
-
-/* Label the FREE cells joined to ``from`` under the rule's steps; their number. */
-static int fill(Trace *tr, int from, int bw, int bh, int label) {
-    int top = 0, count = 0;
-    tr->grid[from] = label;
-    tr->stack[top++] = from;
-    while (top > 0) {
-        int at = tr->stack[--top], i = at / bh, j = at % bh;
-        count++;
-        for (int s = 0; s < tr->self->neighbours; s++) {
-            int ni = i + STEPS[s][0], nj = j + STEPS[s][1];
-            if (ni < 0 || nj < 0 || ni >= bw || nj >= bh || tr->grid[ni * bh + nj] != FREE) continue;
-            tr->grid[ni * bh + nj] = label;
-            tr->stack[top++] = ni * bh + nj;
-        }
-    }
-    return count;
-}
-
-/* The largest pocket of the fence on the path: the outside flooded from a frame round the
- * fence's box, then the largest component of what is left.  Appends its cells to out
+/* The largest pocket of the fence on the path (_pocket.h).  Appends its cells to out
  * (room for them is made by the caller) and returns their number. */
 static int pocket_of(Trace *tr) {
     Fence *self = tr->self;
-    int low_x = 1 << 30, low_y = 1 << 30, high_x = -(1 << 30), high_y = -(1 << 30), bh = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        for (int k = 0; k < tr->depth; k++) {
-            int *slot = tr->path + 4 * k, *visit = self->visits + slot[1] * VISIT_INTS, shape = visit[5];
-            for (int c = self->cell_start[shape]; c < self->cell_start[shape + 1]; c++) {
-                int cx = self->cells[2 * c] + slot[2] + visit[6], cy = self->cells[2 * c + 1] + slot[3] + visit[7];
-                if (pass == 1) {
-                    tr->grid[(cx - low_x + 1) * bh + (cy - low_y + 1)] = FENCE;
-                    continue;
-                }
-                if (cx < low_x) low_x = cx;
-                if (cx > high_x) high_x = cx;
-                if (cy < low_y) low_y = cy;
-                if (cy > high_y) high_y = cy;
-            }
-        }
-        if (pass == 0) {
-            bh = high_y - low_y + 3;
-            memset(tr->grid, 0, sizeof(int) * (size_t)(high_x - low_x + 3) * bh);
+    int count = 0;
+    for (int k = 0; k < tr->depth; k++) {
+        int *slot = tr->path + 4 * k, *visit = self->visits + slot[1] * VISIT_INTS, shape = visit[5];
+        for (int c = self->cell_start[shape]; c < self->cell_start[shape + 1]; c++, count++) {
+            tr->fence[2 * count] = self->cells[2 * c] + slot[2] + visit[6];
+            tr->fence[2 * count + 1] = self->cells[2 * c + 1] + slot[3] + visit[7];
         }
     }
-    int bw = high_x - low_x + 3, best = 0, best_label = 0, label = OUTSIDE;
-    fill(tr, 0, bw, bh, OUTSIDE);  /* the frame is outside, and joined under either rule */
-    for (int at = 0; at < bw * bh; at++) {
-        if (tr->grid[at] != FREE) continue;
-        int size = fill(tr, at, bw, bh, ++label);
-        if (size > best) { best = size; best_label = label; }
-    }
-    for (int at = 0; at < bw * bh && best > 0; at++) {
-        if (tr->grid[at] != best_label) continue;
-        tr->out[tr->out_len++] = at / bh + low_x - 1;
-        tr->out[tr->out_len++] = at % bh + low_y - 1;
-    }
-    return best;
+    int size = largest_pocket(tr->fence, count, self->neighbours, tr->grid, tr->stack, tr->out + tr->out_len);
+    tr->out_len += 2 * size;
+    return size;
 }
 
 static int record(Trace *tr) {
@@ -403,8 +365,9 @@ static PyObject *Fence_trace(Fence *self, PyObject *args) {
     tr.grid_cells = (self->cell_width + 2) * (self->cell_width + 2);
     tr.grid = malloc(sizeof(int) * tr.grid_cells);
     tr.stack = malloc(sizeof(int) * tr.grid_cells);
-    if (!tr.occupied || !tr.path || !tr.grid || !tr.stack) {
-        free(tr.occupied); free(tr.path); free(tr.grid); free(tr.stack);
+    tr.fence = malloc(sizeof(int) * 2 * (size_t)self->largest * (self->n_items + 1));
+    if (!tr.occupied || !tr.path || !tr.grid || !tr.stack || !tr.fence) {
+        free(tr.occupied); free(tr.path); free(tr.grid); free(tr.stack); free(tr.fence);
         return PyErr_NoMemory();
     }
     Py_BEGIN_ALLOW_THREADS
@@ -425,7 +388,7 @@ static PyObject *Fence_trace(Fence *self, PyObject *args) {
     }
     /* 1: walked to the end; 2: stopped at the limit of cycles; 0: out of time or cancelled */
     int status = !tr.stopped ? 1 : (tr.limit > 0 && tr.found >= tr.limit ? 2 : 0);
-    free(tr.occupied); free(tr.path); free(tr.out); free(tr.grid); free(tr.stack);
+    free(tr.occupied); free(tr.path); free(tr.out); free(tr.grid); free(tr.stack); free(tr.fence);
     return Py_BuildValue("(Ni)", cycles, status);
 }
 

@@ -10,8 +10,11 @@ user the answer is the best fence on that board.
 from __future__ import annotations
 
 import os
+import random
 import threading
+import time
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 
 from polytile_core.plugin import (
     SQUARE_SYMMETRIES,
@@ -25,9 +28,13 @@ from polytile_core.plugin import (
     SolveSettings,
     Termination,
     kind_symmetries,
+    report_progress,
 )
+from polytile_enclosure import checkpoint
+from polytile_enclosure.bound import relaxed_bound
 from polytile_enclosure.check import enclosed_pockets
-from polytile_enclosure.fence import BoundarySearch, Fenced, Placements, canonical
+from polytile_enclosure.fence import BoundarySearch, Fenced, Placements, TooManyPieces, canonical
+from polytile_enclosure.finder import FinderSettings, Finding, OrderSearch, anneal
 from polytile_enclosure.model import EnclosureProblem, interior_cells
 
 PROOF = {
@@ -36,6 +43,10 @@ PROOF = {
     4: "boundary dynamic program (4-neighbour rule: pieces touching at corners around the pocket), "
     "every better level refuted by the backward walk",
 }
+DEFAULT_BUDGET = 60.0  # seconds for the fence finder when [solve] sets no time_limit
+BOUND_SHARE = 1 / 3  # of the finder's time, for the relaxed bound after the search
+MARGIN = 0.05  # of the time budget, kept for reporting
+SAVE_EVERY = 30.0  # seconds between checkpoints while better fences keep coming
 
 
 class FenceBackend:
@@ -52,7 +63,15 @@ class FenceBackend:
                 path="options.enclose.score",
             )
         board = BoardFit(model, problem)
-        search = BoundarySearch(problem.pieces, problem.neighbours)
+        try:
+            search = BoundarySearch(problem.pieces, problem.neighbours)
+        except TooManyPieces as too_many:
+            if problem.list_optimal:
+                raise InputError(
+                    f"list_optimal needs the proof, and {too_many.message.split(';')[0]}",
+                    path="options.enclose.list_optimal",
+                ) from None
+            return FenceFinder(problem, board, settings, stop).run(on_solution)
         listing = Listing(board, on_solution) if problem.list_optimal else None
         outcome = search.solve(
             accept=board.place,
@@ -91,6 +110,126 @@ class FenceBackend:
         termination = Termination.INTERRUPTED if stop.is_set() else Termination.TIME_LIMIT
         found = Found.FEASIBLE if best is not None else Found.NONE
         return BackendResult(termination, found, "stopped", count, objective=best, bound=outcome.bound, details=details)
+
+
+class FenceFinder:
+    """The route for sets too large for the proof: the fence finder (``finder.py``) looks
+    for fences, then the relaxed bound (``bound.py``) bounds them; never "optimal" unless
+    the two meet."""
+
+    def __init__(self, problem: EnclosureProblem, board: BoardFit, settings: SolveSettings, stop: threading.Event):
+        self.started = time.perf_counter()
+        self.problem, self.board, self.stop = problem, board, stop
+        self.pieces = list(problem.pieces)
+        self.budget = settings.time_limit if settings.time_limit is not None else DEFAULT_BUDGET
+        self.budget_said = (
+            f"{self.budget:.1f} s (what [solve] time_limit left after building)"
+            if settings.time_limit is not None
+            else f"{DEFAULT_BUDGET:g} s (the default: [solve] sets no time_limit)"
+        )
+        self.seed = settings.seed if settings.seed is not None else random.randrange(2**32)
+        self.path = Path(problem.checkpoint) if problem.checkpoint else None
+        self.saved: checkpoint.Checkpoint | None = None
+        if self.path is not None:
+            checkpoint.writable(self.path)  # before any search: never write over a file not ours
+            self.saved = checkpoint.load(self.path, self.pieces, problem.neighbours)
+        threads = settings.workers or os.cpu_count() or 1
+        self.search = OrderSearch(self.pieces, problem.neighbours, FinderSettings(threads=threads))
+        self.best: Fenced | None = None  # on the board
+        self.best_plane: Fenced | None = self.saved.fence if self.saved else None
+        self.best_order = self.saved.order if self.saved else None
+        self.last_save = time.perf_counter()
+        if self.best_plane is not None:
+            self.best = board.place(self.best_plane)
+
+    def left(self) -> float:
+        """Seconds left, less a margin for handing over the answer before the run's deadline."""
+        return self.budget * (1 - MARGIN) - (time.perf_counter() - self.started)
+
+    def run(self, on_solution: OnSolution) -> BackendResult:
+        share = BOUND_SHARE if self.problem.bound_rounds else 0.0
+        report_progress(stage="looking for fences (fence finder)")
+        if self.best is not None:
+            report_progress(best=len(self.best.pocket))
+        found = anneal(
+            self.search,
+            seed=self.seed,
+            time_limit=max(self.left() * (1 - share), 0.0),
+            start=self.saved.order if self.saved else None,
+            stop=self.stop,
+            on_better=self.better,
+        )
+        self.save(found)
+        if self.best is not None:  # its variables now: the model takes none after the run's deadline
+            on_solution(self.board.variables(self.best))
+        bound = None
+        if share and not self.stop.is_set():
+            report_progress(stage="computing the bound (relaxed dynamic program)")
+            target = len(self.best.pocket) if self.best else 0
+            bound = relaxed_bound(
+                self.pieces,
+                self.problem.neighbours,
+                target=target,
+                rounds=self.problem.bound_rounds,
+                time_limit=max(self.left(), 1e-3),
+            )
+        best = len(self.best.pocket) if self.best else None
+        details = {
+            "method": "fence finder (docs/enclosure.md): simulated annealing over the cyclic order of the pieces "
+            "around the pocket, each order's best fence by a dynamic program over its boundary; finds fences, "
+            "proves nothing",
+            "seed": self.seed,
+            "orders evaluated": found.evaluations,
+            "time budget": self.budget_said,
+            "search seconds": round(found.seconds, 2),
+            "bound proof": f"relaxed dynamic program (bound.py), {bound.rounds} rounds in {bound.seconds:.1f} s"
+            if bound
+            else "none: the relaxed bound was not computed (bound_rounds = 0, or no time left for one round)",
+        }
+        if self.path is not None:
+            details["checkpoint"] = str(self.path)
+        if self.saved is not None:
+            details["resumed from"] = (
+                f"{self.path}, with a fence of {len(self.saved.fence.pocket) if self.saved.fence else 0}"
+            )
+        upper = bound.bound if bound else None
+        if best is not None and upper is not None and upper <= best:
+            return BackendResult(
+                Termination.COMPLETED, Found.OPTIMAL, "proved", None, objective=best, bound=best, details=details
+            )
+        termination = Termination.INTERRUPTED if self.stop.is_set() else Termination.TIME_LIMIT
+        found_kind = Found.FEASIBLE if best is not None else Found.NONE
+        return BackendResult(termination, found_kind, "stopped", None, objective=best, bound=upper, details=details)
+
+    def better(self, found: Finding) -> None:
+        """A better fence than the run had: keep it (if it fits the board), say so, save it now and then."""
+        if found.fence is None or (
+            self.best_plane is not None and len(found.fence.pocket) <= len(self.best_plane.pocket)
+        ):
+            return
+        placed = self.board.place(found.fence)
+        if placed is None:
+            return
+        self.best, self.best_plane, self.best_order = placed, found.fence, found.order
+        report_progress(best=len(placed.pocket))
+        if time.perf_counter() - self.last_save >= SAVE_EVERY:
+            self.save(found)
+
+    def save(self, found: Finding) -> None:
+        if self.path is None or self.best_order is None:
+            return
+        runs = (
+            *(self.saved.runs if self.saved else ()),
+            {
+                "seed": self.seed,
+                "orders evaluated": found.evaluations,
+                "seconds": round(found.seconds, 1),
+                "best": len(self.best_plane.pocket) if self.best_plane else 0,
+            },
+        )
+        saved = checkpoint.Checkpoint(self.best_order, self.best_plane, runs)
+        checkpoint.save(self.path, self.pieces, self.problem.neighbours, saved)
+        self.last_save = time.perf_counter()
 
 
 class Listing:

@@ -43,6 +43,12 @@ Placements = tuple[tuple[str, tuple[Cell, ...]], ...]
 # Headings E, N, W, S; left(h) = h + 1, right(h) = h + 3, reverse = h + 2 (mod 4).
 HEADINGS = ((1, 0), (0, 1), (-1, 0), (0, -1))
 RIGHT, STRAIGHT, LEFT = 3, 0, 1
+
+
+class TooManyPieces(InputError):
+    """The set is too large for the boundary search's tables (the fence finder takes it)."""
+
+
 VALUE_LIMIT = 32000  # the table holds doubled areas as 16-bit integers
 
 
@@ -159,6 +165,67 @@ def visits(shape: Sequence[Cell], shape_index: int, neighbours: int) -> list[Vis
     return found
 
 
+Shapes = list[tuple[int, tuple[Cell, ...]]]  # each oriented shape: its piece type and cells
+
+
+def piece_visits(pieces: Sequence[PieceType], neighbours: int) -> tuple[Shapes, list[list[Visit]]]:
+    """Every oriented shape, and per piece type every visit of its shapes; refuses
+    (``InputError``) a piece with a hole or touching itself at a corner."""
+    shapes: Shapes = []
+    by_type: list[list[Visit]] = []
+    for number, piece in enumerate(pieces):
+        found = []
+        for shape in piece.orientations():
+            try:
+                found += visits(shape, len(shapes), neighbours)
+            except ValueError as exc:
+                raise InputError(f'piece {piece.name!r}: {exc}; use backend = "cpsat"', path="pieces") from None
+            shapes.append((number, tuple(shape)))
+        by_type.append(found)
+    return shapes, by_type
+
+
+def ints(values: Iterable[int]) -> bytes:
+    return array.array("i", values).tobytes()
+
+
+class MoveTables:
+    """The C searches' view of the visits: the distinct moves per (type, entry direction)
+    with their best doubled area (for filling tables), every visit per (type, exit
+    direction) (for walking back), and each shape's cells."""
+
+    def __init__(self, by_type: Sequence[Sequence[Visit]], shapes: Shapes):
+        self.moves: list[int] = []
+        self.move_start = [0]
+        for found in by_type:
+            for d in range(4):
+                best: dict[tuple, int] = {}
+                for v in found:
+                    if v.d_in == d:
+                        key = (v.d_out, v.dx, v.dy)
+                        best[key] = max(best.get(key, v.area2), v.area2)
+                for (d_out, dx, dy), area2 in sorted(best.items()):
+                    self.moves += [d, d_out, dx, dy, area2]
+                self.move_start.append(len(self.moves) // 5)
+        self.visit_rows: list[Visit] = []
+        self.visit_start = [0]
+        for found in by_type:
+            for d in range(4):
+                self.visit_rows += [v for v in found if v.d_out == d]
+                self.visit_start.append(len(self.visit_rows))
+        self.cell_start = [0]
+        self.cells: list[int] = []
+        for _, shape in shapes:
+            self.cells += [c for cell in shape for c in cell]
+            self.cell_start.append(len(self.cells) // 2)
+
+    def packed(self) -> list[bytes]:
+        """moves, move_start, visits, visit_start, cell_start, cells as int32 bytes."""
+        rows = [value for v in self.visit_rows for value in attrs.astuple(v)]
+        tables = (self.moves, self.move_start, rows, self.visit_start, self.cell_start, self.cells)
+        return [ints(values) for values in tables]
+
+
 def pocket_cells(packed: bytes) -> frozenset[Cell]:
     """The pocket the C walk measured, from its packed int32 (x, y) pairs."""
     values = array.array("i", packed)
@@ -210,17 +277,7 @@ class BoundarySearch:
         self.pieces = list(pieces)
         for number, piece in enumerate(self.pieces):
             self.items += [number] * (piece.maximum or 0)  # the builder refuses unlimited pieces
-        self.shapes: list[tuple[int, tuple[Cell, ...]]] = []
-        self.by_type: list[list[Visit]] = []
-        for number, piece in enumerate(self.pieces):
-            found = []
-            for shape in piece.orientations():
-                try:
-                    found += visits(shape, len(self.shapes), neighbours)
-                except ValueError as exc:
-                    raise InputError(f'piece {piece.name!r}: {exc}; use backend = "cpsat"', path="pieces") from None
-                self.shapes.append((number, tuple(shape)))
-            self.by_type.append(found)
+        self.shapes, self.by_type = piece_visits(self.pieces, neighbours)
         self.reach = [max(abs(v.dx) + abs(v.dy) for v in found) for found in self.by_type]
         total = sum(self.reach[t] for t in self.items)
         self.radius = total // 2 + 1
@@ -230,7 +287,7 @@ class BoundarySearch:
             max(abs(v.area2) + 2 * self.radius * (abs(v.dx) + abs(v.dy)) for v in self.by_type[t]) for t in self.items
         )
         if worst > VALUE_LIMIT:
-            raise InputError(
+            raise TooManyPieces(
                 f"too many or too large pieces for the fence backend (its 16-bit tables would need areas up to "
                 f'{worst // 2}); use backend = "cpsat"',
                 path="pieces",
@@ -245,7 +302,7 @@ class BoundarySearch:
         ) * len(self.starts)
         limit = table_limit()
         if self.table_bytes > limit:
-            raise InputError(
+            raise TooManyPieces(
                 f"the fence backend would need {self.table_bytes / 1e9:.1f} GB of tables for {len(self.items)} pieces "
                 f'(at most {limit / 1e9:.1f} GB, three fifths of this machine\'s memory); use backend = "cpsat"',
                 path="pieces",
@@ -256,47 +313,13 @@ class BoundarySearch:
         )
 
     def _tables(self) -> list[bytes]:
-        def ints(values: Iterable[int]) -> bytes:
-            return array.array("i", values).tobytes()
-
         prev, following = [], []
         for k, kind in enumerate(self.items):
             prev.append(k - 1 if k > 0 and self.items[k - 1] == kind else -1)
             following.append(k + 1 if k + 1 < len(self.items) and self.items[k + 1] == kind else -1)
-        moves, move_start = [], [0]
-        for found in self.by_type:
-            for d in range(4):
-                best: dict[tuple, int] = {}
-                for v in found:
-                    if v.d_in == d:
-                        key = (v.d_out, v.dx, v.dy)
-                        best[key] = max(best.get(key, v.area2), v.area2)
-                for (d_out, dx, dy), area2 in sorted(best.items()):
-                    moves += [d, d_out, dx, dy, area2]
-                move_start.append(len(moves) // 5)
-        self.visit_rows: list[Visit] = []
-        visit_start = [0]
-        for found in self.by_type:
-            for d in range(4):
-                self.visit_rows += [v for v in found if v.d_out == d]
-                visit_start.append(len(self.visit_rows))
-        rows = [value for v in self.visit_rows for value in attrs.astuple(v)]
-        cell_start, cells = [0], []
-        for _, shape in self.shapes:
-            cells += [c for cell in shape for c in cell]
-            cell_start.append(len(cells) // 2)
-        return [
-            ints(self.items),
-            ints(prev),
-            ints(following),
-            ints(self.reach),
-            ints(moves),
-            ints(move_start),
-            ints(rows),
-            ints(visit_start),
-            ints(cell_start),
-            ints(cells),
-        ]
+        tables = MoveTables(self.by_type, self.shapes)
+        self.visit_rows = tables.visit_rows
+        return [ints(self.items), ints(prev), ints(following), ints(self.reach), *tables.packed()]
 
     def placements_of(self, cycle: Iterable[tuple[int, int, int, int]]) -> Placements:
         placed = []

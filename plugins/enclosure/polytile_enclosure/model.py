@@ -58,6 +58,10 @@ class EnclosureProblem:
     board_holds_every_fence: bool
     # List every optimal fence up to the pieces' symmetries, not just one.
     list_optimal: bool = False
+    # The fence finder's (sets too large for the proof): its checkpoint file and the
+    # rounds of the relaxed bound.
+    checkpoint: str | None = None
+    bound_rounds: int = 40
 
 
 def fence_cells(pieces: Sequence[PieceType]) -> int:
@@ -198,7 +202,13 @@ def build(
     model.board = frozenset(board.cells)
     automatic = region is None and options.width is None and options.height is None and options.size_for_area <= 1
     model.problem = EnclosureProblem(
-        pieces, options.neighbours, options.score, board_holds_every_fence=automatic, list_optimal=options.list_optimal
+        pieces,
+        options.neighbours,
+        options.score,
+        board_holds_every_fence=automatic,
+        list_optimal=options.list_optimal,
+        checkpoint=options.finder_checkpoint,
+        bound_rounds=options.bound_rounds,
     )
     model.details = {
         "rule": RULES[options.neighbours],

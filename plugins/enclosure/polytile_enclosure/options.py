@@ -63,6 +63,21 @@ class EncloseOptions:
             "each is a solution, streamed with -o FILE.jsonl, and the result's count is their number"
         ),
     )
+    finder_checkpoint: str | None = attrs.field(
+        default=None,
+        metadata=doc(
+            "fence finder (sets too many for the proof, e.g. the 35 hexominoes): a JSON file, relative to the "
+            "working directory, that keeps the best order and fence found and from which the next run resumes "
+            "(not the --checkpoint of a split run)"
+        ),
+    )
+    bound_rounds: int = attrs.field(
+        default=40,
+        metadata=doc(
+            "fence finder: rounds of the relaxed upper bound (bound.py) after the search, within the time limit; "
+            "0: no bound"
+        ),
+    )
     symmetry_breaking: bool = attrs.field(
         default=True,
         metadata=doc("fix one asymmetric piece's orientation and pin the fence to the top and left edges"),
@@ -70,6 +85,10 @@ class EncloseOptions:
 
     def __attrs_post_init__(self) -> None:
         """A board given here is checked when the plan is made, before anything is built."""
+        if self.bound_rounds < 0:
+            raise InputError(f"expected 0 or more, got {self.bound_rounds}", path="bound_rounds")
+        if self.finder_checkpoint is not None and not self.finder_checkpoint.strip():
+            raise InputError("expected a file name, got an empty string", path="finder_checkpoint")
         if self.width is None and self.height is None:
             return
         if self.width is None or self.height is None:
