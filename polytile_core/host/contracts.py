@@ -84,8 +84,9 @@ class SolveSettings:
     subtree: bool = False
     # The run only wants an answer the backend can have without a long search (it will
     # split the search into parts otherwise): a backend that counts by tables tries them
-    # and then gives up (``TIME_LIMIT``, ``work = "search"``) instead of searching, so
-    # no search is made twice.  Others ignore it; the probe's time limit bounds them.
+    # and then gives up (``TIME_LIMIT``, ``work = "search"``) instead of searching, and
+    # one that can estimate a listing lists it only when short, so no search is made
+    # twice.  Others ignore it; the probe's time limit bounds them.
     probe: bool = False
 
 

@@ -9,14 +9,17 @@ memo: ``BackendResult.work == "table"``) does not divide so; split into subtrees
 searched, it can be far slower (the 2022 paper's Fig. 12: seconds by the table, 709 s
 by search when measured for issue 24).  So the probe wastes as little as it can:
 
-- A count on a backend that ``answers_probes`` (exactcover) is probed with
-  ``SolveSettings.probe``: the backend counts by its tables, with no time limit but the
-  run's, and gives up at once where a search would be needed.  A table count is never
-  cut short and made again, and no search is made twice.
+- On a backend that ``answers_probes`` (exactcover) the probe has ``SolveSettings.probe``
+  and no time limit but the run's.  A count: the backend counts by its tables and gives
+  up at once where a search would be needed, so a table count is never cut short and
+  made again, and no search is made twice.  A listing: the backend estimates its search
+  and lists it only when short, else gives up at once, so the split's listing is the
+  only one.
 - Otherwise the probe is a search with a short time limit (``PROBE_SECONDS`` for a
-  count, ``PROBE_LISTING_SECONDS`` for a listing, which no table makes), lost only for
-  a run that is long anyway; a probe that finds more than ``HELD_AT_MOST`` tilings
-  stops there (they wait in memory until the probe is known to be the answer).
+  count, ``PROBE_LISTING_SECONDS`` for a listing), lost only for a run that is long
+  anyway.
+- A probe that finds more than ``HELD_AT_MOST`` tilings stops there (they wait in memory
+  until the probe is known to be the answer).
 """
 
 from __future__ import annotations
@@ -70,8 +73,8 @@ def solve_probed(plan: Plan, model: Model, context: RunContext) -> Outcome:
     the tree.  ``details["when_long"]`` says which happened."""
     assert plan.backend is not None, "the backend is chosen before a run is probed"
     declared = plan.backend.capabilities
-    by_tables = plan.settings.mode == "count" and declared is not None and declared.answers_probes
-    probe_seconds = None if by_tables else PROBE_LISTING_SECONDS if plan.settings.mode == "all" else PROBE_SECONDS
+    answers = declared is not None and declared.answers_probes
+    probe_seconds = None if answers else PROBE_LISTING_SECONDS if plan.settings.mode == "all" else PROBE_SECONDS
     started = time.monotonic()
     # What the probe finds waits here, every solution of it (``keep`` bounds what a run
     # holds, never what it passes on): all of them reach the caller if the probe is the
@@ -81,7 +84,7 @@ def solve_probed(plan: Plan, model: Model, context: RunContext) -> Outcome:
     probe = attrs.evolve(context, stop=probe_stop, deadline=context.deadline.within(probe_seconds), collector=held)
     # The probe has every job's core: a backend that counts by a table on threads uses them.
     workers = plan.settings.workers or plan.jobs
-    probe_plan = attrs.evolve(plan, settings=attrs.evolve(plan.settings, probe=by_tables, workers=workers))
+    probe_plan = attrs.evolve(plan, settings=attrs.evolve(plan.settings, probe=answers, workers=workers))
     with relay_stop(context.stop, probe_stop.set):
         outcome = solve_whole(probe_plan, model, probe, in_search=distinct.in_search(plan))
     probed = time.monotonic() - started
@@ -89,13 +92,18 @@ def solve_probed(plan: Plan, model: Model, context: RunContext) -> Outcome:
     if not too_many and (outcome.termination != Termination.TIME_LIMIT or context.deadline.passed()):
         for solution in held.kept:
             context.collector.add(solution)
-        how = "by its tables" if by_tables else f"within {probe_seconds:g} s"
+        if not answers:
+            how = f"within {probe_seconds:g} s"
+        else:
+            how = "by its tables" if plan.settings.mode == "count" else "as a short listing"
         route = f"whole: the probe finished it {how}" if outcome.termination == Termination.COMPLETED else "whole"
         return attrs.evolve(outcome, details={**outcome.details, "when_long": route})
     if too_many:
         why = f"found over {HELD_AT_MOST:,} tilings, more than a probe holds"
-    elif by_tables:
+    elif answers and plan.settings.mode == "count":
         why = "could not count it by a table: it needs a search"
+    elif answers:
+        why = "found its listing long by an estimate of its search"
     else:
         why = f"did not finish it in {probe_seconds:g} s" + (" (it was searching)" if outcome.work == "search" else "")
     tree = plan.split_when_long

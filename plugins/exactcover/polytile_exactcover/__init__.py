@@ -39,7 +39,7 @@ def polytile_register_backends(register: Register[BackendFactory]) -> None:
             counts_without_listing=True,
             distinct_in_search=True,
             releases_gil=True,  # its C kernels (dlx, bitboard, frontier) run without it; the memo is Python
-            answers_probes=True,  # a count in a probe is by the frontier or the memo, or none
+            answers_probes=True,  # in a probe: a count by the frontier or the memo, a listing if short, or none
             rank={"one": 30, "all": 30, "count": 30},
         ),
     )

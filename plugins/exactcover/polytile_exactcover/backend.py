@@ -18,6 +18,7 @@ from polytile_core.plugin import (
 )
 from polytile_exactcover.count import count_covers
 from polytile_exactcover.cover import cover_problem, pinned_problem
+from polytile_exactcover.estimate import listing_probe
 from polytile_exactcover.options import ExactCoverOptions
 from polytile_exactcover.outcome import Limits, SearchReport
 from polytile_exactcover.search import enumerate_covers, short_search
@@ -58,6 +59,9 @@ class ExactCoverBackend:
             # A subtree of a search: count it by search, as the whole problem's search would.
             outcome = enumerate_covers(problem, None, limits, kernel=self.options.kernel)
             outcome.details["counter"] = "search: the model is a subtree of a search"
+        elif settings.mode == "all" and settings.probe and (given_up := listing_probe(problem, limits)) is not None:
+            # A probe lists only a short listing; a long one is left to the split at once.
+            outcome = given_up
         elif settings.mode == "all" or (settings.mode == "count" and self.options.counter == "search"):
             # A search, with the anchor on one placement per orbit and the images made (or counted).
             outcome = list_all(model, problem, report if settings.mode == "all" else None, limits, self.options)

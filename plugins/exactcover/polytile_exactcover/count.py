@@ -3,14 +3,13 @@ the search kernel, each within its budget, and why each step fell back to the ne
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 import attrs
 
 from polytile_core.plugin import Termination
-from polytile_exactcover._dlx import Search
 from polytile_exactcover.cover import CoverProblem
+from polytile_exactcover.estimate import estimated_search
 from polytile_exactcover.frontier import Layout, frontier, layout
 from polytile_exactcover.memo import MemoTooLarge, Stopped, memo_count
 from polytile_exactcover.options import ExactCoverOptions
@@ -31,10 +30,6 @@ IMAGES_FRONTIER_STATES = 200_000
 FRONTIER_STATES = 6_000_000
 # The memo's budget on auto when ``memo_budget`` is not set: states in all (Python).
 MEMO_STATES = 1_000_000
-# Random dives for Knuth's estimate of the search (each a few microseconds on a board of
-# a hundred cells), and the most time they may take.
-ESTIMATE_DIVES = 1_000
-ESTIMATE_SECONDS = 0.1
 # The frontier's time on auto: this share of the estimated search's time (per thread), at
 # least ``FRONTIER_FLOOR`` seconds.  The estimate is often low by 2–5 times (a few dives
 # into a tree with heavy tails: measured on 9×9 instances and random ones), so a frontier
@@ -75,15 +70,11 @@ def count_covers(
     if auto:
         # A short dancing-links search ends many small counts in under a millisecond,
         # before the frontier's layout (milliseconds of Python) is made.
-        probe = Search(problem.n_items, problem.options, problem.groups)
-        started = time.monotonic()
-        status, count = limits.run(probe, None, 0, limits.left(), PROBE_NODES)
-        if status != "node_limit":
-            return SearchReport(Termination(status), count, "dlx", {"kernel": "dlx"})
-        per_node = max(time.monotonic() - started, 1e-6) / PROBE_NODES
-        seconds = _estimated_nodes(probe, limits) * per_node
-        share = max(FRONTIER_SHARE * seconds / threads, FRONTIER_FLOOR)
-        notes.append(f"dlx: not done in {PROBE_NODES} nodes; the search would take about {seconds:.3g} s")
+        probe = estimated_search(problem, limits)
+        if probe.finished is not None:
+            return probe.finished
+        share = max(FRONTIER_SHARE * probe.seconds / threads, FRONTIER_FLOOR)
+        notes.append(f"dlx: not done in {PROBE_NODES} nodes; the search would take about {probe.seconds:.3g} s")
     if options.counter in ("auto", "frontier"):
         plan = layout(problem)
         if isinstance(plan, str):
@@ -138,20 +129,6 @@ def count_covers(
     outcome = by_images() if by_images is not None else enumerate_covers(problem, None, limits, kernel=options.kernel)
     outcome.details.update(_fallback(notes))
     return outcome
-
-
-def _estimated_nodes(probe: Search, limits: Limits) -> float:
-    """Knuth's estimate of the nodes a search of ``probe`` visits: the mean of up to
-    ``ESTIMATE_DIVES`` random dives, in batches doubling from one, while the run goes on
-    and for at most ``ESTIMATE_SECONDS`` (a dive into a large region is long: one per
-    level of a tree thousands of pieces deep, each reading every item left)."""
-    total, dives, batch = 0.0, 0, 1
-    started = time.monotonic()
-    while dives < ESTIMATE_DIVES and time.monotonic() - started < ESTIMATE_SECONDS and not limits.reason():
-        total += probe.estimate(batch, dives) * batch
-        dives += batch
-        batch = min(2 * batch, ESTIMATE_DIVES - dives)
-    return total / max(dives, 1)
 
 
 @attrs.frozen

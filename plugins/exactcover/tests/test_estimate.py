@@ -11,7 +11,7 @@ import time
 
 import polytile_exactcover
 from polytile_exactcover._dlx import Search
-from polytile_exactcover.count import ESTIMATE_DIVES, ESTIMATE_SECONDS, _estimated_nodes
+from polytile_exactcover.estimate import ESTIMATE_DIVES, ESTIMATE_SECONDS, _estimated_nodes
 from polytile_exactcover.cover import cover_problem
 from polytile_exactcover.outcome import Limits
 

@@ -42,7 +42,6 @@ from polytile_core.testing import (
     RegionSpec,
     SolveSpec,
     SplitSpec,
-    autosplit,
     build_tiling,
     cells_of_table,
     count_tilings_brute_force,
@@ -448,13 +447,25 @@ def test_a_count_that_needs_a_search_is_split_at_once():
     assert result.details["probe_seconds"] < (time.perf_counter() - started) / 2
 
 
-def test_a_listing_is_probed_for_a_moment_then_split(monkeypatch):
-    """A listing is a search whatever the backend: probed within PROBE_LISTING_SECONDS."""
-    monkeypatch.setattr(autosplit, "PROBE_LISTING_SECONDS", 0.01)
+def test_a_long_listing_is_split_after_an_estimate_not_a_listing():
+    """5×15 with L-trominoes, 76,800 tilings (OEIS A084478): the probe estimates the
+    listing (its search and its tilings) as long and leaves it to the split at once, so
+    no tiling is listed twice; the split's parts list each exactly once."""
     keys = default_plan(15, 5, ["#.", "##"], backend="exactcover")
     result = run(attrs.evolve(keys, settings=attrs.evolve(keys.settings, mode="all"), keep=0))
     assert result.count == 76_800 and result.termination == Termination.COMPLETED
-    assert result.details["when_long"].startswith("split by the tree on 2 jobs: the probe of the whole problem")
+    assert result.details["when_long"] == (
+        "split by the tree on 2 jobs: the probe of the whole problem found its listing long by an estimate of its search"
+    )
+
+
+def test_a_short_listing_is_listed_whole_by_the_probe():
+    """4×4 with dominoes, 36 tilings (OEIS A004003): the short search of the estimate
+    finishes it, and the probe lists it whole."""
+    keys = default_plan(4, 4, ["##"], backend="exactcover")
+    result = run(attrs.evolve(keys, settings=attrs.evolve(keys.settings, mode="all")))
+    assert result.count == 36 == len(result.solutions)
+    assert result.details["when_long"] == "whole: the probe finished it as a short listing"
 
 
 def test_a_long_count_by_a_table_is_never_cut_short():

@@ -50,7 +50,7 @@ def _backend(capabilities: BackendCapabilities) -> str:
                 ("counts without listing", capabilities.counts_without_listing),
                 ("distinct in the search", capabilities.distinct_in_search),
                 ("releases the GIL", capabilities.releases_gil),
-                ("answers probes by its tables", capabilities.answers_probes),
+                ("answers probes (tables, short listings)", capabilities.answers_probes),
                 ("reads no rows, only the builder's statement", not capabilities.reads_model),
             )
         )

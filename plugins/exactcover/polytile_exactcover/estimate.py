@@ -1,0 +1,79 @@
+"""How long a search would take, found before making it: a short dancing-links search,
+then Knuth's estimate of the whole search tree (TAOCP 7.2.2), so that the counter and a
+probe of the default route decide how to run a long search without making it twice."""
+
+from __future__ import annotations
+
+import time
+
+import attrs
+
+from polytile_core.plugin import Termination
+from polytile_exactcover._dlx import Search
+from polytile_exactcover.cover import CoverProblem
+from polytile_exactcover.outcome import Limits, SearchReport
+from polytile_exactcover.search import PROBE_NODES
+
+# Random dives for Knuth's estimate of the search (each a few microseconds on a board of
+# a hundred cells), and the most time they may take.
+ESTIMATE_DIVES = 1_000
+ESTIMATE_SECONDS = 0.1
+# A probe lists a problem whole only when its listing would take at most this long by the
+# estimate (which is often low by 2–5 times), else it leaves the listing to the split.
+SHORT_LISTING = 0.5
+# What a listed solution costs the run beyond the search (made, passed on and written).
+SECONDS_PER_SOLUTION = 20e-6
+
+
+@attrs.frozen
+class Estimate:
+    """The short search's answer when it finished (``finished``), else the estimated
+    seconds of the whole search and the solutions it would find."""
+
+    finished: SearchReport | None
+    seconds: float = 0.0
+    solutions: float = 0.0
+
+
+def estimated_search(problem: CoverProblem, limits: Limits) -> Estimate:
+    """A count by dancing links if it ends within ``PROBE_NODES`` nodes; else the time per
+    node it measured times Knuth's estimate of the nodes, and its solutions per node times
+    that estimate."""
+    probe = Search(problem.n_items, problem.options, problem.groups)
+    started = time.monotonic()
+    status, count = limits.run(probe, None, 0, limits.left(), PROBE_NODES)
+    if status != "node_limit":
+        return Estimate(SearchReport(Termination(status), count, "dlx", {"kernel": "dlx"}))
+    per_node = max(time.monotonic() - started, 1e-6) / PROBE_NODES
+    nodes = _estimated_nodes(probe, limits)
+    return Estimate(None, nodes * per_node, nodes * count / PROBE_NODES)
+
+
+def listing_probe(problem: CoverProblem, limits: Limits) -> SearchReport | None:
+    """What a probe of the default route answers for a listing: None when the listing is
+    short (the short search finished it, or the estimate of its search and of writing its
+    solutions is at most ``SHORT_LISTING``): then list it whole; else a report that gives
+    up (``TIME_LIMIT``) at once, so that the split lists it and nothing is listed twice."""
+    estimate = estimated_search(problem, limits)
+    if estimate.finished is not None:
+        stopped = estimate.finished.status != Termination.COMPLETED
+        return SearchReport(estimate.finished.status, 0, "dlx", {"kernel": "dlx"}) if stopped else None
+    seconds = estimate.seconds + estimate.solutions * SECONDS_PER_SOLUTION
+    if seconds <= SHORT_LISTING:
+        return None
+    why = f"not listed in a probe: the listing would take about {seconds:.3g} s (the split lists it)"
+    return SearchReport(Termination.TIME_LIMIT, 0, "search", {"kernel": "none", "listing": why})
+
+
+def _estimated_nodes(probe: Search, limits: Limits) -> float:
+    """Knuth's estimate of the nodes a search of ``probe`` visits: the mean of up to
+    ``ESTIMATE_DIVES`` random dives, in batches doubling from one, while the run goes on
+    and for at most ``ESTIMATE_SECONDS`` (a dive into a large region is long: one per
+    level of a tree thousands of pieces deep, each reading every item left)."""
+    total, dives, batch = 0.0, 0, 1
+    started = time.monotonic()
+    while dives < ESTIMATE_DIVES and time.monotonic() - started < ESTIMATE_SECONDS and not limits.reason():
+        total += probe.estimate(batch, dives) * batch
+        dives += batch
+        batch = min(2 * batch, ESTIMATE_DIVES - dives)
+    return total / max(dives, 1)
