@@ -36,9 +36,10 @@ class Found(str, enum.Enum):
     INFEASIBLE = "proved_infeasible"
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class PlacedPiece:
-    """One piece of a solution: its name and the cells it covers (as [x, y])."""
+    """One piece of a solution: its name and the cells it covers (as [x, y]).  Its hash
+    is kept: a listing's solutions share their pieces, and writing them looks each up."""
 
     piece: str = attrs.field(metadata={"description": "name of the piece"})
     cells: tuple[tuple[int, int], ...] = attrs.field(metadata={"description": "covered cells as [x, y], y downward"})

@@ -19,12 +19,17 @@ def solution_of(
     of one model (they are immutable): a listing then builds each piece once.  ``part``:
     the key of the split part that found it."""
     pieces = {} if pieces is None else pieces
+    placed = []
     for var in ones:
-        if var not in pieces and var in model.placements:
-            pieces[var] = PlacedPiece(model.placements[var].piece, model.placements[var].cells)
-    placed = tuple(pieces[var] for var in ones if var in pieces)
+        piece = pieces.get(var)
+        if piece is None:
+            placement = model.placements.get(var)
+            if placement is None:
+                continue
+            piece = pieces[var] = PlacedPiece(placement.piece, placement.cells)
+        placed.append(piece)
     interior = tuple(sorted(model.interior[var] for var in ones if var in model.interior)) if model.interior else None
-    return Solution(placed, model.objective_value(ones), interior, part)
+    return Solution(tuple(placed), model.objective_value(ones), interior, part)
 
 
 def default_keep(plan: Plan) -> int | None:

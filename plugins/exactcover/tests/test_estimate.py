@@ -11,8 +11,8 @@ import time
 
 import polytile_exactcover
 from polytile_exactcover._dlx import Search
-from polytile_exactcover.estimate import ESTIMATE_DIVES, ESTIMATE_SECONDS, _estimated_nodes
 from polytile_exactcover.cover import cover_problem
+from polytile_exactcover.estimate import ESTIMATE_DIVES, ESTIMATE_SECONDS, _estimated_nodes
 from polytile_exactcover.outcome import Limits
 
 from polytile_core.testing import api, build_tiling, fresh_host
