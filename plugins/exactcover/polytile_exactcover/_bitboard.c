@@ -37,6 +37,7 @@ typedef struct {
     int *runs, *run_key, *run_end;      /* item i's options in runs runs[i] .. runs[i+1]-1: run r ends
                                            before run_end[r], all its options cover item run_key[r] (-1: none) */
     int *root, n_root;                  /* the options branched on first (those of the item with fewest) */
+    int *fixed, n_fixed;                /* options placed before the search (a part of the tree split) */
     int *member_start, *member_group;   /* option -> its (group, weight) pairs */
     long long *member_weight, *total, *lo, *hi;
     int *chosen;
@@ -127,7 +128,7 @@ SEARCH(3)
 SEARCH(4)
 
 static void Board_dealloc(Board *s) {
-    free(s->mask); free(s->option_id); free(s->first); free(s->runs); free(s->run_key); free(s->run_end); free(s->root); free(s->member_start); free(s->member_group);
+    free(s->mask); free(s->option_id); free(s->first); free(s->runs); free(s->run_key); free(s->run_end); free(s->root); free(s->fixed); free(s->member_start); free(s->member_group);
     free(s->member_weight); free(s->total); free(s->lo); free(s->hi); free(s->chosen);
     held_free(&s->held);
     Py_TYPE(s)->tp_free((PyObject *)s);
@@ -142,16 +143,19 @@ static int by_first_then_key(const void *a, const void *b) {
     return x->option < y->option ? -1 : x->option > y->option;
 }
 
-/* Board(n_items, options, groups[, first_item[, n_cells]])
+/* Board(n_items, options, groups[, first_item[, n_cells[, fixed]]])
  *   options: per option (items, [(group, weight)]), items numbered 0..n_items-1 in scan order;
  *   groups:  per group (lo, hi);
  *   first_item: the item branched on first (default 0, the first in scan order);
- *   n_cells: the items before it are cells, the ones from it pieces used once (default: all cells). */
+ *   n_cells: the items before it are cells, the ones from it pieces used once (default: all cells);
+ *   fixed: options (numbered as given) placed before the search, as the tree split's part
+ *          fixes them, so that the search is the subtree of the whole search below them. */
 static int Board_init(Board *s, PyObject *args, PyObject *kwds) {
     int n_items;
     PyObject *options, *groups;
     int fewest = -1, n_cells = -1;
-    if (!PyArg_ParseTuple(args, "iOO|ii", &n_items, &options, &groups, &fewest, &n_cells)) return -1;
+    PyObject *fixed = NULL;
+    if (!PyArg_ParseTuple(args, "iOO|iiO", &n_items, &options, &groups, &fewest, &n_cells, &fixed)) return -1;
     if (n_cells < 0 || n_cells > n_items) n_cells = n_items;
     if (n_items < 1 || n_items > 64 * MAX_WORDS) {
         PyErr_SetString(PyExc_ValueError, "a bitboard holds 1 to 256 items");
@@ -229,6 +233,26 @@ static int Board_init(Board *s, PyObject *args, PyObject *kwds) {
         if (s->mask[(size_t)o * MAX_WORDS + fewest / 64] >> (fewest % 64) & 1) s->root[s->n_root++] = o;
     free(order);
     cover_input_free(&in);
+    if (fixed != NULL && fixed != Py_None) {
+        PyObject *seq = PySequence_Fast(fixed, "fixed: a sequence of option numbers");
+        if (!seq) return -1;
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+        s->fixed = calloc(n + 1, sizeof(int));
+        if (!s->fixed) { Py_DECREF(seq); PyErr_NoMemory(); return -1; }
+        for (Py_ssize_t k = 0; k < n; k++) {
+            long given = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, k));
+            int found = -1;
+            for (int o = 0; o < n_options && found < 0; o++)
+                if (s->option_id[o] == given) found = o;
+            if (found < 0) {
+                Py_DECREF(seq);
+                if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "fixed: no such option");
+                return -1;
+            }
+            s->fixed[s->n_fixed++] = found;
+        }
+        Py_DECREF(seq);
+    }
     return 0;
 }
 
@@ -257,20 +281,36 @@ static PyObject *Board_run(Board *s, PyObject *args) {
     s->running = 1;
     Py_INCREF(callback);
     s->thread_state = PyEval_SaveThread();
-    for (int k = 0; k < s->n_root && s->status == DONE; k++) {
+    int base = s->n_fixed, full = 1;  /* the fixed options are placed first */
+    for (int k = 0; k < base; k++) {
+        for (int w = 0; w < MAX_WORDS; w++) board[w] |= s->mask[(size_t)s->fixed[k] * MAX_WORDS + w];
+        count_in(s, s->fixed[k], 1);
+        s->chosen[k] = s->fixed[k];
+    }
+    for (int w = 0; w < MAX_WORDS; w++) full &= board[w] == ~0ULL;
+    for (int g = 0; g < s->n_groups; g++)
+        if (s->total[g] > s->hi[g]) full = -1;  /* the fixed options pass a piece's bound: nothing below */
+    if (base > 0 && full == 1) report(s, base);
+    for (int k = 0; k < s->n_root && s->status == DONE && !full; k++) {
         int o = s->root[k];
         if (s->cancel) { s->status = CANCELLED; break; }
         if (!fits(s, o)) continue;
         uint64_t next[MAX_WORDS];
-        for (int w = 0; w < MAX_WORDS; w++) next[w] = board[w] | s->mask[(size_t)o * MAX_WORDS + w];
+        int clash = 0;
+        for (int w = 0; w < MAX_WORDS; w++) {
+            clash |= (board[w] & s->mask[(size_t)o * MAX_WORDS + w]) != 0;
+            next[w] = board[w] | s->mask[(size_t)o * MAX_WORDS + w];
+        }
+        if (clash) continue;
         count_in(s, o, 1);
-        s->chosen[0] = o;
-        if (s->words == 1) search_1(s, next, 1);
-        else if (s->words == 2) search_2(s, next, 1);
-        else if (s->words == 3) search_3(s, next, 1);
-        else search_4(s, next, 1);
+        s->chosen[base] = o;
+        if (s->words == 1) search_1(s, next, base + 1);
+        else if (s->words == 2) search_2(s, next, base + 1);
+        else if (s->words == 3) search_3(s, next, base + 1);
+        else search_4(s, next, base + 1);
         count_in(s, o, -1);
     }
+    for (int k = 0; k < base; k++) count_in(s, s->fixed[k], -1);
     PyEval_RestoreThread(s->thread_state);
     if (s->status != FAILED && s->held.count && !held_hand_over(&s->held, callback, now())) s->status = FAILED;
     s->running = 0;

@@ -50,6 +50,7 @@ class CoverProblem:
     rows: tuple[int, ...]
     shapes: tuple[tuple[tuple[int, int], ...], ...]
     scan: ScanOrder = attrs.field(eq=False, repr=False)
+    fixed: tuple[int, ...] = ()  # options a part of the tree split fixes (placed before its search)
 
     @property
     def order(self) -> tuple[int, ...]:
@@ -205,11 +206,13 @@ class WholeCover:
         for k in pinned:
             keep[k] = 1
         problem = self.problem
+        kept = list(itertools.compress(range(len(problem.options)), keep))
         return attrs.evolve(
             problem,
-            options=tuple(itertools.compress(problem.options, keep)),
-            variables=tuple(itertools.compress(problem.variables, keep)),
-            shapes=tuple(itertools.compress(problem.shapes, keep)),
+            options=tuple(problem.options[k] for k in kept),
+            variables=tuple(problem.variables[k] for k in kept),
+            shapes=tuple(problem.shapes[k] for k in kept),
+            fixed=tuple(place for place, k in enumerate(kept) if k in pinned),
         )
 
 

@@ -37,14 +37,14 @@ def listing_kernel(problem: CoverProblem, kernel: str, limits: Limits, limit: in
         return Search(problem.n_items, problem.options, problem.groups), "dlx"
     position = {item: index for index, item in enumerate(problem.order)}
     options = [([position[item] for item in items], memberships) for items, memberships in problem.options]
-    board = Board(
-        problem.n_items,
-        options,
-        problem.groups,
-        first_branch([items for items, _ in options], problem.n_items),
-        problem.cells,
-    )
-    return board, "bitboard"
+    if problem.fixed:
+        # A part of the tree split: its fixed options first, then the first open cell, as
+        # the whole search goes on below them (its part is that subtree).
+        covered = {item for k in problem.fixed for item in options[k][0]}
+        first = next((item for item in range(problem.n_items) if item not in covered), 0)
+        return Board(problem.n_items, options, problem.groups, first, problem.cells, problem.fixed), "bitboard"
+    first = first_branch([items for items, _ in options], problem.n_items)
+    return Board(problem.n_items, options, problem.groups, first, problem.cells), "bitboard"
 
 
 def enumerate_covers(
