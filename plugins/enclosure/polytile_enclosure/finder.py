@@ -16,6 +16,7 @@ is a lower bound, the relaxed bound (``bound.py``) the upper one.
 from __future__ import annotations
 
 import array
+import functools
 import math
 import random
 import threading
@@ -26,7 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 import attrs
 
 from polytile_core.plugin import Cell, PieceType, relay_stop
-from polytile_enclosure._order import Orders
+from polytile_enclosure._order import Orders, Tables
 from polytile_enclosure.check import enclosed_pockets
 from polytile_enclosure.fence import Fenced, MoveTables, piece_visits
 
@@ -55,6 +56,7 @@ class Evaluation:
     order: tuple[int, ...]
     value2: int
     fence: Fenced | None
+    tables: tuple[Tables, ...] = ()  # with ``keep``: per start, to answer nearby orders (``window``)
 
     @property
     def pocket(self) -> int:
@@ -108,22 +110,38 @@ class OrderSearch:
         """Stop the orders being evaluated (from any thread); later ones are not evaluated."""
         self.orders.cancel()
 
-    def evaluate(self, order: Sequence[int], seconds: float = 0.0) -> Evaluation | None:
+    def kinds(self, items: Sequence[int]) -> bytes:
+        return array.array("i", [self.items[item] for item in items]).tobytes()
+
+    def evaluate(self, order: Sequence[int], seconds: float = 0.0, keep: bool = False) -> Evaluation | None:
         """The best fence of one order of the copies (indices into ``items``); None if
-        cancelled or out of time (``seconds``, 0 for none)."""
-        kinds = array.array("i", [self.items[item] for item in order]).tobytes()
+        cancelled or out of time (``seconds``, 0 for none).  With ``keep``, the order's
+        tables too (twice the work), for ``window``."""
+        kinds = self.kinds(order)
         s = self.settings
         best: Evaluation | None = None
+        kept, top = [], -1
         for start in self.starts:
-            answer = self.orders.best(kinds, start, int(s.skip), s.beam, s.levels, s.nodes, seconds)
+            answer = self.orders.best(kinds, start, int(s.skip), s.beam, s.levels, s.nodes, seconds, keep)
             if answer is None:
                 return None
-            value2, pocket, cycle, _nodes, _level = answer
+            value2, pocket, cycle, _nodes, _level, tables = answer
+            kept.append(tables)
+            top = max(top, value2)
             fence = self._fenced(order, cycle) if pocket else None
             found = Evaluation(tuple(order), value2, fence)
             if best is None or (found.pocket, found.value2) > (best.pocket, best.value2):
                 best = found
-        return best
+        assert best is not None
+        return attrs.evolve(best, value2=top, tables=tuple(kept) if keep else ())
+
+    def window(self, kept: Evaluation, order: Sequence[int], first: int, last: int, seconds: float = 0.0) -> int | None:
+        """The best closing value (doubled) of ``order``, which differs from the kept
+        evaluation's order only in places ``first`` to ``last`` (the same copies there,
+        moved): only those layers are computed again.  None if cancelled or out of time."""
+        kinds = self.kinds(order[first : last + 1])
+        values = [self.orders.window(tables, kinds, first, self.settings.beam, seconds) for tables in kept.tables]
+        return None if None in values else max(values)
 
     def _fenced(self, order: Sequence[int], cycle: Sequence[tuple[int, int, int, int]]) -> Fenced:
         """The cycle's pieces at their cells, and the largest pocket by the flood fill of check.py."""
@@ -145,10 +163,10 @@ def box_of(cells: Sequence[Cell]) -> list[Cell]:
     return [(x, y) for x in range(min(xs), max(xs) + 1) for y in range(min(ys), max(ys) + 1)]
 
 
-def neighbour(order: list[int], rng: random.Random) -> list[int]:
+def neighbour(order: Sequence[int], rng: random.Random) -> tuple[list[int], int, int]:
     """A random nearby order: two copies swapped, one moved elsewhere, or a stretch
     reversed; half the time between places at most ``NEAR`` apart (a small change of the
-    fence), otherwise anywhere."""
+    fence), otherwise anywhere.  With the first and last place that changed."""
     n = len(order)
     changed = list(order)
     i = rng.randrange(n)
@@ -164,7 +182,7 @@ def neighbour(order: list[int], rng: random.Random) -> list[int]:
         changed.insert(j, changed.pop(i))
     else:
         changed[i : j + 1] = reversed(changed[i : j + 1])
-    return changed
+    return changed, i, j
 
 
 def anneal(
@@ -181,10 +199,12 @@ def anneal(
     orders) from ``start`` (a random order if None); ``on_better`` hears of each better
     fence as it is found.
 
-    The temperature falls with the number of orders evaluated, not with the clock, and
-    rises again every ``cycle`` evaluations, from the best order: with the same seed and
-    start the run looks at the same orders in the same sequence (the time limit only
-    decides where it stops)."""
+    A neighbour is judged by its dynamic program's best value alone, computed again only
+    through the places that changed (``window``); the order taken next is evaluated in
+    full, its fence found and its tables kept.  The temperature falls with the number of
+    orders judged, not with the clock, and rises again every ``cycle`` of them, from the
+    best order: with the same seed and start the run looks at the same orders in the
+    same sequence (the time limit only decides where it stops)."""
     stop = stop or threading.Event()
     rng = random.Random(seed)
     started = time.perf_counter()
@@ -195,42 +215,53 @@ def anneal(
     def left() -> float:
         return max(deadline - time.perf_counter(), 1e-3)
 
-    def found(evaluation: Evaluation, evaluations: int) -> Finding:
-        return Finding(evaluation.fence, evaluation.order, evaluations, time.perf_counter() - started, seed)
+    def finding(evaluation: Evaluation, done: int) -> Finding:
+        return Finding(evaluation.fence, evaluation.order, done, time.perf_counter() - started, seed)
 
-    first = search.evaluate(order, left())
+    first = search.evaluate(order, left(), keep=True)
     if first is None:
         return Finding(None, tuple(order), 0, time.perf_counter() - started, seed)
-    current = best = first
+    current = best = first  # the order walked from, and the best fence
     done = 1
     if on_better and best.fence:
-        on_better(found(best, done))
+        on_better(finding(best, done))
     threads = max(1, settings.threads)
     with ThreadPoolExecutor(threads) as pool, relay_stop(stop, search.cancel):
         while not stop.is_set() and time.perf_counter() < deadline and (evaluations is None or done < evaluations):
             phase = done % settings.cycle
             if phase < threads and done > threads:
-                current = best  # a new cycle: hot again, from the best order
+                current = best  # a new cycle: hot again, from the best fence's order
             temperature = settings.temperature * (1 - phase / settings.cycle)
-            candidates = [neighbour(list(current.order), rng) for _ in range(threads)]
+            candidates = [neighbour(current.order, rng) for _ in range(threads)]
             draws = [rng.random() for _ in candidates]
-            answers = list(pool.map(lambda order: search.evaluate(order, left()), candidates))
-            if any(answer is None for answer in answers):
+            values = list(pool.map(functools.partial(judge, search, current, left()), candidates))
+            done += len(values)
+            if None in values:
                 break
-            done += len(answers)
-            for answer, draw in zip(answers, draws, strict=True):
-                assert answer is not None
-                change = score(answer) - score(current)
-                if change >= 0 or draw < math.exp(change / temperature):
-                    current = answer
-            if score(current) > score(best):
+            # Ties count as a little worse: taking an order costs a full evaluation.
+            changes = [(value - current.value2) / 2 or -0.5 for value in values if value is not None]
+            taken = next(
+                (
+                    c
+                    for c, change, draw in zip(candidates, changes, draws, strict=True)
+                    if change > 0 or draw < math.exp(change / temperature)
+                ),
+                None,
+            )
+            if taken is None:
+                continue
+            evaluated = search.evaluate(taken[0], left(), keep=True)
+            if evaluated is None:
+                break
+            current = evaluated
+            if current.pocket > best.pocket:
                 best = current
                 if on_better and best.fence:
-                    on_better(found(best, done))
-    return found(best, done)
+                    on_better(finding(best, done))
+    return finding(best, done)
 
 
-def score(evaluation: Evaluation) -> float:
-    """What the annealing maximises: the pocket of the order's best fence without overlaps,
-    and a little of the order's closing value (it tells orders with the same pocket apart)."""
-    return evaluation.pocket + evaluation.value2 / 2 * 1e-3
+def judge(search: OrderSearch, kept: Evaluation, seconds: float, candidate: tuple[list[int], int, int]) -> int | None:
+    """A neighbour's best value (doubled), from the kept evaluation's tables."""
+    order, first, last = candidate
+    return search.window(kept, order, first, last, seconds)
