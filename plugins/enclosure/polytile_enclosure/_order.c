@@ -127,7 +127,7 @@ static int32_t kth_largest(int32_t *values, long count, long k) {
     return values[want];
 }
 
-static void keep_best(int32_t *value, const Layer *here, int beam, int32_t *scratch);
+static void keep_best(Search *s, const Layer *here, int beam, int32_t *scratch);
 
 /* Fill layer c from layer c - 1; with a beam, keep its best ``beam`` states.  0 if stopped. */
 static int fill(Search *s, int c, int beam, int32_t *scratch) {
@@ -160,7 +160,7 @@ static int fill(Search *s, int c, int beam, int32_t *scratch) {
         }
         if (self->cancelled || (s->deadline > 0 && now() > s->deadline)) return 0;
     }
-    if (beam > 0) keep_best(s->value, here, beam, scratch);
+    if (beam > 0) keep_best(s, here, beam, scratch);
     return 1;
 }
 
@@ -175,7 +175,8 @@ static inline int band_of(const Layer *layer, int x, int y) {
     return band < BANDS ? band : BANDS - 1;
 }
 
-static void keep_best(int32_t *value, const Layer *here, int beam, int32_t *scratch) {
+static void keep_best(Search *s, const Layer *here, int beam, int32_t *scratch) {
+    int32_t *value = s->value;
     long count[BANDS] = {0}, start[BANDS], filled[BANDS];
     int32_t threshold[BANDS];
     int limit = here->limit, each = beam / BANDS > 0 ? beam / BANDS : 1;
@@ -207,39 +208,6 @@ static void keep_best(int32_t *value, const Layer *here, int beam, int32_t *scra
                 if (*v != NEG && *v < threshold[band_of(here, x, y)]) *v = NEG;
             }
         }
-}
-
-/* The backward table: back[c][state] is the best doubled area the pieces c .. n - 1 of
- * the order can still add from that state and close the cycle (NEG: they cannot).  With
- * the forward table, the best cycle through a state of layer c is forward + back.  0 if
- * stopped. */
-static int fill_back(Search *s, int32_t *back, int c, int beam, int32_t *scratch) {
-    Orders *self = s->self;
-    const Layer *here = &s->layers[c], *after = &s->layers[c + 1];
-    int type = s->order[c], limit = here->limit;
-    for (int d = 0; d < 4; d++) {
-        int m0 = self->move_start[type * 4 + d], m1 = self->move_start[type * 4 + d + 1];
-        for (int x = -limit; x <= limit; x++) {
-            int span = limit - absolute(x);
-            for (int y = -span; y <= span; y++) {
-                int32_t best = NEG;
-                if (s->skip && inside(after, x, y)) best = back[slot_of(after, d, x, y)];
-                for (int m = m0; m < m1; m++) {
-                    const int *mv = self->moves + m * MOVE_INTS;
-                    int nx = x + mv[2], ny = y + mv[3];
-                    if (!inside(after, nx, ny)) continue;
-                    int32_t rest = back[slot_of(after, mv[1], nx, ny)];
-                    if (rest == NEG) continue;
-                    int32_t total = rest + mv[4] + x * mv[3] - y * mv[2];
-                    if (total > best) best = total;
-                }
-                back[slot_of(here, d, x, y)] = best;
-            }
-        }
-        if (self->cancelled || (s->deadline > 0 && now() > s->deadline)) return 0;
-    }
-    if (beam > 0) keep_best(back, here, beam, scratch);
-    return 1;
 }
 
 /* Place (or, with mark = 0, lift) a visit's cells; 0 if a cell is taken or off the grid. */
@@ -315,70 +283,13 @@ static void walk_back(Search *s, int c, int x, int y, int d, int gained) {
     }
 }
 
-/* The layers of an order: each one's limit (the pieces before reach it, the pieces after
- * bring it back, never beyond the radius) and where it lies in a table of ``total`` ints;
- * ``widest``: the most ints a layer has.  0 when out of memory. */
-static int make_layers(Orders *self, const int *order, int n, Layer *layers, long *total, long *widest) {
-    int before = 0, after = 0;
-    for (int c = 0; c < n; c++) after += self->reach[order[c]];
-    *total = 0;
-    *widest = 1;
-    for (int c = 0; c <= n; c++) {
-        Layer *layer = &layers[c];
-        int limit = before < after ? before : after;
-        if (c < n) { before += self->reach[order[c]]; after -= self->reach[order[c]]; }
-        layer->limit = limit < self->radius ? limit : self->radius;
-        layer->row = malloc(sizeof(long) * (2 * layer->limit + 1));
-        if (!layer->row) return 0;
-        long size = 0;
-        for (int x = -layer->limit; x <= layer->limit; x++) {
-            layer->row[x + layer->limit] = size;
-            size += 2 * (layer->limit - absolute(x)) + 1;
-        }
-        layer->size = size;
-        layer->base = *total;
-        *total += 4 * size;
-        if (4 * size > *widest) *widest = 4 * size;
-    }
-    return 1;
-}
-
-static void free_layers(Layer *layers, int n) {
-    if (layers)
-        for (int c = 0; c <= n; c++) free(layers[c].row);
-    free(layers);
-}
-
-/* An order's forward and backward tables, kept to answer nearby orders (window()). */
-typedef struct {
-    PyObject_HEAD
-    int n, start, skip;
-    int *order;
-    Layer *layers;
-    int32_t *forward, *back;
-} Tables;
-
-static void Tables_dealloc(Tables *t) {
-    free_layers(t->layers, t->n);
-    free(t->order); free(t->forward); free(t->back);
-    Py_TYPE(t)->tp_free((PyObject *)t);
-}
-
-static PyTypeObject TablesType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "polytile_enclosure._order.Tables",
-    .tp_basicsize = sizeof(Tables),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_dealloc = (destructor)Tables_dealloc,
-    .tp_doc = "an order's forward and backward tables (from best(..., keep=1))",
-};
-
-/* best(order, start, skip, beam, levels, nodes, seconds, keep) -> see the method table. */
+/* best(order, start, skip, beam, levels, nodes, seconds) -> see the method table. */
 static PyObject *Orders_best(Orders *self, PyObject *args) {
     PyObject *order_bytes;
-    int start, skip, beam, levels, keep;
+    int start, skip, beam, levels;
     long node_limit;
     double seconds;
-    if (!PyArg_ParseTuple(args, "Oiiiildp", &order_bytes, &start, &skip, &beam, &levels, &node_limit, &seconds, &keep))
+    if (!PyArg_ParseTuple(args, "Oiiiild", &order_bytes, &start, &skip, &beam, &levels, &node_limit, &seconds))
         return NULL;
     Py_ssize_t n;
     Search s = {0};
@@ -386,32 +297,50 @@ static PyObject *Orders_best(Orders *self, PyObject *args) {
     s.order = copy_ints(order_bytes, &n);
     if (!s.order) return NULL;
     s.n = (int)n;
-    long total = 0, widest = 1;
-    int cell_width = 2 * self->cell_radius + 1;
-    int32_t *scratch = NULL, *back = NULL;
     s.layers = calloc(n + 1, sizeof(Layer));
-    if (!s.layers || !make_layers(self, s.order, s.n, s.layers, &total, &widest)) goto no_memory;
+    int *reach_before = malloc(sizeof(int) * (n + 1)), *reach_after = malloc(sizeof(int) * (n + 1));
+    if (!s.layers || !reach_before || !reach_after) goto no_memory;
+    reach_before[0] = 0;
+    for (int c = 0; c < n; c++) reach_before[c + 1] = reach_before[c] + self->reach[s.order[c]];
+    reach_after[n] = 0;
+    for (int c = (int)n - 1; c >= 0; c--) reach_after[c] = reach_after[c + 1] + self->reach[s.order[c]];
+    long total = 0, widest = 1;
+    for (int c = 0; c <= n; c++) {
+        Layer *layer = &s.layers[c];
+        int limit = reach_before[c] < reach_after[c] ? reach_before[c] : reach_after[c];
+        layer->limit = limit < self->radius ? limit : self->radius;
+        layer->row = malloc(sizeof(long) * (2 * layer->limit + 1));
+        if (!layer->row) goto no_memory;
+        long size = 0;
+        for (int x = -layer->limit; x <= layer->limit; x++) {
+            layer->row[x + layer->limit] = size;
+            size += 2 * (layer->limit - absolute(x)) + 1;
+        }
+        layer->size = size;
+        layer->base = total;
+        total += 4 * size;
+        if (4 * size > widest) widest = 4 * size;
+    }
+    int cell_width = 2 * self->cell_radius + 1;
     s.value = malloc(sizeof(int32_t) * total);
-    scratch = beam > 0 ? malloc(sizeof(int32_t) * widest) : NULL;
-    back = keep ? malloc(sizeof(int32_t) * total) : NULL;
+    int32_t *scratch = beam > 0 ? malloc(sizeof(int32_t) * widest) : NULL;
     s.occupied = calloc((size_t)cell_width * cell_width, 1);
     s.path = malloc(sizeof(int) * 4 * (n + 1));
     s.best_path = malloc(sizeof(int) * 4 * (n + 1));
     s.fence = malloc(sizeof(int) * 2 * (size_t)self->largest * (n + 1));
     s.grid = malloc(sizeof(int) * (size_t)(cell_width + 2) * (cell_width + 2));
     s.stack = malloc(sizeof(int) * (size_t)(cell_width + 2) * (cell_width + 2));
-    if (!s.value || (beam > 0 && !scratch) || (keep && !back) || !s.occupied || !s.path || !s.best_path || !s.fence ||
-        !s.grid || !s.stack)
+    if (!s.value || (beam > 0 && !scratch) || !s.occupied || !s.path || !s.best_path || !s.fence || !s.grid || !s.stack) {
+        free(scratch);
         goto no_memory;
+    }
     int completed = 1, closing = NEG, final_target = 0;
     Py_BEGIN_ALLOW_THREADS
     s.deadline = seconds > 0 ? now() + seconds : 0;
-    for (int d = 0; d < 4; d++) s.value[slot_of(&s.layers[0], d, 0, 0)] = d == start ? 0 : NEG;
+    s.value[slot_of(&s.layers[0], start, 0, 0)] = 0;
+    for (int d = 0; d < 4; d++)
+        if (d != start) s.value[slot_of(&s.layers[0], d, 0, 0)] = NEG;
     for (int c = 1; c <= n && completed; c++) completed = fill(&s, c, beam, scratch);
-    if (completed && keep) {
-        for (int d = 0; d < 4; d++) back[slot_of(&s.layers[n], d, 0, 0)] = d == start ? 0 : NEG;
-        for (int c = (int)n - 1; c >= 0 && completed; c--) completed = fill_back(&s, back, c, beam, scratch);
-    }
     if (completed) {
         closing = s.value[slot_of(&s.layers[n], start, 0, 0)];
         /* Level by level down from the best closing value, until a fence encloses the level. */
@@ -424,97 +353,28 @@ static PyObject *Orders_best(Orders *self, PyObject *args) {
         if (s.stopped && s.best == 0 && (self->cancelled || (s.deadline > 0 && now() > s.deadline))) completed = 0;
     }
     Py_END_ALLOW_THREADS
-    PyObject *out = NULL, *kept = Py_None;
-    if (completed && keep) {
-        Tables *t = PyObject_New(Tables, &TablesType);
-        if (!t) goto failed;
-        t->n = s.n; t->start = start; t->skip = skip; t->order = s.order; t->layers = s.layers;
-        t->forward = s.value; t->back = back;
-        s.order = NULL; s.layers = NULL; s.value = NULL; back = NULL;
-        kept = (PyObject *)t;
-    } else {
-        Py_INCREF(kept);
-    }
+    free(scratch);
+    PyObject *out = NULL;
     if (!completed) {
         out = Py_None;
         Py_INCREF(out);
-        Py_DECREF(kept);
     } else {
         PyObject *cycle = PyTuple_New(s.best_depth);
         for (int k = 0; k < s.best_depth; k++) {
             int *slot = s.best_path + 4 * k;
             PyTuple_SET_ITEM(cycle, k, Py_BuildValue("(iiii)", slot[0], slot[1], slot[2], slot[3]));
         }
-        out = Py_BuildValue("(iiNliN)", closing == NEG ? -1 : closing, s.best, cycle, s.nodes, final_target, kept);
+        out = Py_BuildValue("(iiNli)", closing == NEG ? -1 : closing, s.best, cycle, s.nodes, final_target);
     }
-failed:
-    free_layers(s.layers, s.n);
-    free(s.order); free(s.value); free(back); free(scratch); free(s.occupied);
+    for (int c = 0; c <= n; c++) free(s.layers[c].row);
+    free(s.layers); free(reach_before); free(reach_after); free(s.order); free(s.value); free(s.occupied);
     free(s.path); free(s.best_path); free(s.fence); free(s.grid); free(s.stack);
     return out;
 no_memory:
-    free_layers(s.layers, s.n);
-    free(s.order); free(s.value); free(back); free(scratch); free(s.occupied);
+    if (s.layers)
+        for (int c = 0; c <= n; c++) free(s.layers[c].row);
+    free(s.layers); free(reach_before); free(reach_after); free(s.order); free(s.value); free(s.occupied);
     free(s.path); free(s.best_path); free(s.fence); free(s.grid); free(s.stack);
-    return PyErr_NoMemory();
-}
-
-/* window(tables, kinds, first, beam, seconds) -> see the method table.  The order of
- * ``tables`` with the pieces from ``first`` on replaced by ``kinds`` (the same pieces in
- * another order, so the layers before and after the window keep their limits): the
- * forward layers through the window are filled again from the kept layer before it, and
- * met with the kept backward layer after it. */
-static PyObject *Orders_window(Orders *self, PyObject *args) {
-    PyObject *tables, *kinds_bytes;
-    int first, beam;
-    double seconds;
-    if (!PyArg_ParseTuple(args, "O!Oiid", &TablesType, &tables, &kinds_bytes, &first, &beam, &seconds)) return NULL;
-    Tables *t = (Tables *)tables;
-    Py_ssize_t m;
-    int *kinds = copy_ints(kinds_bytes, &m);
-    if (!kinds) return NULL;
-    int last = first + (int)m;  /* the layer after the window */
-    if (first < 0 || m < 1 || last > t->n) {
-        free(kinds);
-        PyErr_SetString(PyExc_ValueError, "the window is not inside the order");
-        return NULL;
-    }
-    Search s = {0};
-    s.self = self; s.start = t->start; s.skip = t->skip; s.n = t->n;
-    s.order = malloc(sizeof(int) * t->n);
-    s.layers = calloc(t->n + 1, sizeof(Layer));
-    long total = 0, widest = 1;
-    int32_t *scratch = NULL;
-    if (!s.order || !s.layers) goto no_memory;
-    memcpy(s.order, t->order, sizeof(int) * t->n);
-    memcpy(s.order + first, kinds, sizeof(int) * m);
-    if (!make_layers(self, s.order, s.n, s.layers, &total, &widest)) goto no_memory;
-    if (s.layers[first].size != t->layers[first].size || s.layers[last].size != t->layers[last].size) {
-        free_layers(s.layers, s.n); free(s.order); free(kinds);
-        PyErr_SetString(PyExc_ValueError, "the window's pieces are not those of the order");
-        return NULL;
-    }
-    long base = 0;  /* only the window's layers are stored */
-    for (int c = first; c <= last; c++) { s.layers[c].base = base; base += 4 * s.layers[c].size; }
-    s.value = malloc(sizeof(int32_t) * base);
-    scratch = beam > 0 ? malloc(sizeof(int32_t) * widest) : NULL;
-    if (!s.value || (beam > 0 && !scratch)) goto no_memory;
-    int completed = 1;
-    int32_t best = NEG;
-    Py_BEGIN_ALLOW_THREADS
-    s.deadline = seconds > 0 ? now() + seconds : 0;
-    memcpy(s.value, t->forward + t->layers[first].base, sizeof(int32_t) * 4 * s.layers[first].size);
-    for (int c = first + 1; c <= last && completed; c++) completed = fill(&s, c, beam, scratch);
-    const Layer *meet = &s.layers[last];
-    const int32_t *forward = s.value + meet->base, *back = t->back + t->layers[last].base;
-    for (long k = 0; completed && k < 4 * meet->size; k++)
-        if (forward[k] != NEG && back[k] != NEG && forward[k] + back[k] > best) best = forward[k] + back[k];
-    Py_END_ALLOW_THREADS
-    free_layers(s.layers, s.n); free(s.order); free(s.value); free(scratch); free(kinds);
-    if (!completed) Py_RETURN_NONE;
-    return PyLong_FromLong(best == NEG ? -1 : best);
-no_memory:
-    free_layers(s.layers, s.n); free(s.order); free(s.value); free(scratch); free(kinds);
     return PyErr_NoMemory();
 }
 
@@ -525,12 +385,9 @@ static PyObject *Orders_cancel(Orders *self, PyObject *unused) {
 
 static PyMethodDef Orders_methods[] = {
     {"best", (PyCFunction)Orders_best, METH_VARARGS,
-     "best(order, start, skip, beam, levels, nodes, seconds, keep) -> (best closing doubled value or -1, largest "
-     "pocket of a non-overlapping cycle found or 0, its cycle as (order position, visit, x, y), nodes walked, last "
-     "level walked (doubled), the order's Tables with keep or None), or None if out of time or cancelled"},
-    {"window", (PyCFunction)Orders_window, METH_VARARGS,
-     "window(tables, kinds, first, beam, seconds) -> the best closing doubled value (or -1) of the tables' order "
-     "with the pieces from first on replaced by kinds, the same pieces in another order; None if out of time"},
+     "best(order, start, skip, beam, levels, nodes, seconds) -> (best closing doubled value or -1, largest pocket "
+     "of a non-overlapping cycle found or 0, its cycle as (order position, visit, x, y), nodes walked, last level "
+     "walked (doubled)), or None if out of time or cancelled"},
     {"cancel", (PyCFunction)Orders_cancel, METH_NOARGS, "ask running searches to stop soon (any thread)"},
     {NULL, NULL, 0, NULL},
 };
@@ -548,12 +405,10 @@ static PyTypeObject OrdersType = {
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_order", "the fence finder's dynamic program over one order of the pieces", -1, NULL};
 
 PyMODINIT_FUNC PyInit__order(void) {
-    if (PyType_Ready(&OrdersType) < 0 || PyType_Ready(&TablesType) < 0) return NULL;
+    if (PyType_Ready(&OrdersType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
     Py_INCREF(&OrdersType);
     PyModule_AddObject(m, "Orders", (PyObject *)&OrdersType);
-    Py_INCREF(&TablesType);
-    PyModule_AddObject(m, "Tables", (PyObject *)&TablesType);
     return m;
 }

@@ -16,7 +16,6 @@ is a lower bound, the relaxed bound (``bound.py``) the upper one.
 from __future__ import annotations
 
 import array
-import functools
 import math
 import random
 import threading
@@ -27,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 import attrs
 
 from polytile_core.plugin import Cell, PieceType, relay_stop
-from polytile_enclosure._order import Orders, Tables
+from polytile_enclosure._order import Orders
 from polytile_enclosure.check import enclosed_pockets
 from polytile_enclosure.fence import Fenced, MoveTables, piece_visits
 
@@ -56,7 +55,6 @@ class Evaluation:
     order: tuple[int, ...]
     value2: int
     fence: Fenced | None
-    tables: tuple[Tables, ...] = ()  # with ``keep``: per start, to answer nearby orders (``window``)
 
     @property
     def pocket(self) -> int:
@@ -110,38 +108,22 @@ class OrderSearch:
         """Stop the orders being evaluated (from any thread); later ones are not evaluated."""
         self.orders.cancel()
 
-    def kinds(self, items: Sequence[int]) -> bytes:
-        return array.array("i", [self.items[item] for item in items]).tobytes()
-
-    def evaluate(self, order: Sequence[int], seconds: float = 0.0, keep: bool = False) -> Evaluation | None:
+    def evaluate(self, order: Sequence[int], seconds: float = 0.0) -> Evaluation | None:
         """The best fence of one order of the copies (indices into ``items``); None if
-        cancelled or out of time (``seconds``, 0 for none).  With ``keep``, the order's
-        tables too (twice the work), for ``window``."""
-        kinds = self.kinds(order)
+        cancelled or out of time (``seconds``, 0 for none)."""
+        kinds = array.array("i", [self.items[item] for item in order]).tobytes()
         s = self.settings
         best: Evaluation | None = None
-        kept, top = [], -1
         for start in self.starts:
-            answer = self.orders.best(kinds, start, int(s.skip), s.beam, s.levels, s.nodes, seconds, keep)
+            answer = self.orders.best(kinds, start, int(s.skip), s.beam, s.levels, s.nodes, seconds)
             if answer is None:
                 return None
-            value2, pocket, cycle, _nodes, _level, tables = answer
-            kept.append(tables)
-            top = max(top, value2)
+            value2, pocket, cycle, _nodes, _level = answer
             fence = self._fenced(order, cycle) if pocket else None
             found = Evaluation(tuple(order), value2, fence)
             if best is None or (found.pocket, found.value2) > (best.pocket, best.value2):
                 best = found
-        assert best is not None
-        return attrs.evolve(best, value2=top, tables=tuple(kept) if keep else ())
-
-    def window(self, kept: Evaluation, order: Sequence[int], first: int, last: int, seconds: float = 0.0) -> int | None:
-        """The best closing value (doubled) of ``order``, which differs from the kept
-        evaluation's order only in places ``first`` to ``last`` (the same copies there,
-        moved): only those layers are computed again.  None if cancelled or out of time."""
-        kinds = self.kinds(order[first : last + 1])
-        values = [self.orders.window(tables, kinds, first, self.settings.beam, seconds) for tables in kept.tables]
-        return None if None in values else max(values)
+        return best
 
     def _fenced(self, order: Sequence[int], cycle: Sequence[tuple[int, int, int, int]]) -> Fenced:
         """The cycle's pieces at their cells, and the largest pocket by the flood fill of check.py."""
@@ -163,10 +145,10 @@ def box_of(cells: Sequence[Cell]) -> list[Cell]:
     return [(x, y) for x in range(min(xs), max(xs) + 1) for y in range(min(ys), max(ys) + 1)]
 
 
-def neighbour(order: Sequence[int], rng: random.Random) -> tuple[list[int], int, int]:
+def neighbour(order: list[int], rng: random.Random) -> list[int]:
     """A random nearby order: two copies swapped, one moved elsewhere, or a stretch
     reversed; half the time between places at most ``NEAR`` apart (a small change of the
-    fence), otherwise anywhere.  With the first and last place that changed."""
+    fence), otherwise anywhere."""
     n = len(order)
     changed = list(order)
     i = rng.randrange(n)
@@ -182,7 +164,7 @@ def neighbour(order: Sequence[int], rng: random.Random) -> tuple[list[int], int,
         changed.insert(j, changed.pop(i))
     else:
         changed[i : j + 1] = reversed(changed[i : j + 1])
-    return changed, i, j
+    return changed
 
 
 def anneal(
@@ -199,12 +181,10 @@ def anneal(
     orders) from ``start`` (a random order if None); ``on_better`` hears of each better
     fence as it is found.
 
-    A neighbour is judged by its dynamic program's best value alone, computed again only
-    through the places that changed (``window``); the order taken next is evaluated in
-    full, its fence found and its tables kept.  The temperature falls with the number of
-    orders judged, not with the clock, and rises again every ``cycle`` of them, from the
-    best order: with the same seed and start the run looks at the same orders in the
-    same sequence (the time limit only decides where it stops)."""
+    The temperature falls with the number of orders evaluated, not with the clock, and
+    rises again every ``cycle`` evaluations, from the best order: with the same seed and
+    start the run looks at the same orders in the same sequence (the time limit only
+    decides where it stops)."""
     stop = stop or threading.Event()
     rng = random.Random(seed)
     started = time.perf_counter()
@@ -215,53 +195,42 @@ def anneal(
     def left() -> float:
         return max(deadline - time.perf_counter(), 1e-3)
 
-    def finding(evaluation: Evaluation, done: int) -> Finding:
-        return Finding(evaluation.fence, evaluation.order, done, time.perf_counter() - started, seed)
+    def found(evaluation: Evaluation, evaluations: int) -> Finding:
+        return Finding(evaluation.fence, evaluation.order, evaluations, time.perf_counter() - started, seed)
 
-    first = search.evaluate(order, left(), keep=True)
+    first = search.evaluate(order, left())
     if first is None:
         return Finding(None, tuple(order), 0, time.perf_counter() - started, seed)
-    current = best = first  # the order walked from, and the best fence
+    current = best = first
     done = 1
     if on_better and best.fence:
-        on_better(finding(best, done))
+        on_better(found(best, done))
     threads = max(1, settings.threads)
     with ThreadPoolExecutor(threads) as pool, relay_stop(stop, search.cancel):
         while not stop.is_set() and time.perf_counter() < deadline and (evaluations is None or done < evaluations):
             phase = done % settings.cycle
             if phase < threads and done > threads:
-                current = best  # a new cycle: hot again, from the best fence's order
+                current = best  # a new cycle: hot again, from the best order
             temperature = settings.temperature * (1 - phase / settings.cycle)
-            candidates = [neighbour(current.order, rng) for _ in range(threads)]
+            candidates = [neighbour(list(current.order), rng) for _ in range(threads)]
             draws = [rng.random() for _ in candidates]
-            values = list(pool.map(functools.partial(judge, search, current, left()), candidates))
-            done += len(values)
-            if None in values:
+            answers = list(pool.map(lambda order: search.evaluate(order, left()), candidates))
+            if any(answer is None for answer in answers):
                 break
-            # Ties count as a little worse: taking an order costs a full evaluation.
-            changes = [(value - current.value2) / 2 or -0.5 for value in values if value is not None]
-            taken = next(
-                (
-                    c
-                    for c, change, draw in zip(candidates, changes, draws, strict=True)
-                    if change > 0 or draw < math.exp(change / temperature)
-                ),
-                None,
-            )
-            if taken is None:
-                continue
-            evaluated = search.evaluate(taken[0], left(), keep=True)
-            if evaluated is None:
-                break
-            current = evaluated
-            if current.pocket > best.pocket:
+            done += len(answers)
+            for answer, draw in zip(answers, draws, strict=True):
+                assert answer is not None
+                change = score(answer) - score(current)
+                if change >= 0 or draw < math.exp(change / temperature):
+                    current = answer
+            if score(current) > score(best):
                 best = current
                 if on_better and best.fence:
-                    on_better(finding(best, done))
-    return finding(best, done)
+                    on_better(found(best, done))
+    return found(best, done)
 
 
-def judge(search: OrderSearch, kept: Evaluation, seconds: float, candidate: tuple[list[int], int, int]) -> int | None:
-    """A neighbour's best value (doubled), from the kept evaluation's tables."""
-    order, first, last = candidate
-    return search.window(kept, order, first, last, seconds)
+def score(evaluation: Evaluation) -> float:
+    """What the annealing maximises: the pocket of the order's best fence without overlaps,
+    and a little of the order's closing value (it tells orders with the same pocket apart)."""
+    return evaluation.pocket + evaluation.value2 / 2 * 1e-3
