@@ -21,7 +21,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "_pocket.h"
+#include "_shared.h"
 
 #define NEG INT16_MIN
 enum { MOVE_INTS = 5, VISIT_INTS = 8 };
@@ -38,16 +38,6 @@ typedef struct {
     volatile int cancelled;
 } Fence;
 
-static int *copy_ints(PyObject *bytes, Py_ssize_t *count) {
-    char *data;
-    Py_ssize_t size;
-    if (PyBytes_AsStringAndSize(bytes, &data, &size) < 0) return NULL;
-    int *out = malloc(size > 0 ? size : 1);
-    if (!out) { PyErr_NoMemory(); return NULL; }
-    memcpy(out, data, size);
-    if (count) *count = size / (Py_ssize_t)sizeof(int);
-    return out;
-}
 
 static void Fence_dealloc(Fence *self) {
     free(self->item_type); free(self->item_prev); free(self->item_next); free(self->reach);
@@ -79,7 +69,6 @@ static int Fence_init(Fence *self, PyObject *args, PyObject *kwds) {
     return 0;
 }
 
-static inline int absolute(int x) { return x < 0 ? -x : x; }
 
 /* Sum of the reach of the items after ``first`` that are not in T (bit k = item first+1+k). */
 static int reach_left(Fence *self, int first, long t) {
@@ -98,11 +87,6 @@ static inline int may_add(Fence *self, int first, long t, int item) {
     return (t >> (prev - first - 1)) & 1;
 }
 
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static PyObject *Fence_dp(Fence *self, PyObject *args) {
     int first, start, timed_out = 0;
@@ -181,25 +165,12 @@ typedef struct {
     long nodes;
 } Trace;
 
-/* Place (or, with mark = 0, lift) a visit's cells; 0 if a cell is taken or off the grid. */
 static int place(Trace *tr, int *visit, int x, int y, int mark) {
     Fence *self = tr->self;
-    int shape = visit[5], r = self->cell_radius, w = self->cell_width;
-    for (int c = self->cell_start[shape]; c < self->cell_start[shape + 1]; c++) {
-        int cx = self->cells[2 * c] + x + visit[6], cy = self->cells[2 * c + 1] + y + visit[7];
-        if (absolute(cx) > r || absolute(cy) > r) return 0;
-        unsigned char *cell = tr->occupied + (long)(cx + r) * w + (cy + r);
-        if (mark && *cell) {
-            for (int u = self->cell_start[shape]; u < c; u++)
-                tr->occupied[(long)(self->cells[2 * u] + x + visit[6] + r) * w + (self->cells[2 * u + 1] + y + visit[7] + r)] = 0;
-            return 0;
-        }
-        *cell = (unsigned char)mark;
-    }
-    return 1;
+    return place_visit(self->cell_start, self->cells, self->cell_radius, tr->occupied, visit, x, y, mark);
 }
 
-/* The largest pocket of the fence on the path (_pocket.h).  Appends its cells to out
+/* The largest pocket of the fence on the path (_shared.h).  Appends its cells to out
  * (room for them is made by the caller) and returns their number. */
 static int pocket_of(Trace *tr) {
     Fence *self = tr->self;
