@@ -195,7 +195,7 @@ def test_bad_finder_options_are_one_clear_error(solve, line, message):
 @pytest.mark.parametrize(
     "name, spec, neighbours",
     [
-        ("hexominoes-1587", PieceSpec(family="n-ominoes", n=6), 8),
+        ("hexominoes-1596", PieceSpec(family="n-ominoes", n=6), 8),
         ("one-sided-pentominoes-305", PieceSpec(family="n-ominoes", n=5, kind="one-sided"), 8),
         ("one-sided-pentominoes-4-neighbours-381", PieceSpec(family="n-ominoes", n=5, kind="one-sided"), 4),
     ],
@@ -203,7 +203,7 @@ def test_bad_finder_options_are_one_clear_error(solve, line, message):
 def test_the_fences_the_docs_report_are_real(name, spec, neighbours):
     # docs/enclosure.md reports these fences; here the flood fill measures them again.
     path = Path(__file__).parents[3] / "docs" / "benchmarks" / "fences" / f"{name}.json"
-    pieces = list(resolve_pieces([spec], Host()))
+    pieces = [piece for piece in resolve_pieces([spec], Host()) if simple(piece)]  # heptominoes: 107
     saved = checkpoint.load(path, pieces, neighbours)
     assert saved is not None and saved.fence is not None
     assert flood_fill_pocket(saved.fence, neighbours) == int(name.rsplit("-", 1)[1])
