@@ -71,7 +71,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=120, help="search time per set")
     parser.add_argument("--rounds", type=int, help="relaxed bound rounds (default: 40, none for the heptominoes)")
     parser.add_argument("--beam", type=int, default=0, help="states kept per layer (0: all)")
-    parser.add_argument("--temperature", type=float, default=4.0, help="the annealing's hottest, in cells")
+    parser.add_argument("--temperature", type=float, default=1.0, help="the annealing's hottest, in cells")
     parser.add_argument("--seed", type=int, help="default: a fresh one, printed")
     parser.add_argument("--checkpoint", type=Path, help="a directory for one checkpoint per set")
     arguments = parser.parse_args()

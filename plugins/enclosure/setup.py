@@ -3,7 +3,7 @@
 from setuptools import Extension, setup
 
 flags = ["-O2"]
-shared = ["polytile_enclosure/_pocket.h"]  # the flood fill both use
+shared = ["polytile_enclosure/_shared.h"]  # what both share: the flood fill, placing cells
 setup(
     ext_modules=[
         Extension(

@@ -23,7 +23,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "_pocket.h"
+#include "_shared.h"
 
 #define NEG INT16_MIN
 enum { MOVE_INTS = 5, VISIT_INTS = 8 };
@@ -42,16 +42,6 @@ typedef struct {
     volatile int cancelled;
 } Fence;
 
-static int *copy_ints(PyObject *bytes, Py_ssize_t *count) {
-    char *data;
-    Py_ssize_t size;
-    if (PyBytes_AsStringAndSize(bytes, &data, &size) < 0) return NULL;
-    int *out = malloc(size > 0 ? size : 1);
-    if (!out) { PyErr_NoMemory(); return NULL; }
-    memcpy(out, data, size);
-    if (count) *count = size / (Py_ssize_t)sizeof(int);
-    return out;
-}
 
 static void Fence_dealloc(Fence *self) {
     free(self->item_type); free(self->item_prev); free(self->item_next); free(self->reach);
@@ -91,7 +81,6 @@ static int Fence_init(Fence *self, PyObject *args, PyObject *kwds) {
     return 0;
 }
 
-static inline int absolute(int x) { return x < 0 ? -x : x; }
 
 /* Where (x, y) is in a plane; |x| + |y| <= radius. */
 static inline long spot(const Fence *self, int x, int y) { return self->column[x + self->radius] + y; }
@@ -113,11 +102,6 @@ static inline int may_add(Fence *self, int first, long t, int item) {
     return (t >> (prev - first - 1)) & 1;
 }
 
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* Fill F[u] from every F[u - {item}]: the paths whose last piece is ``item``.  Only
  * F[u] is written, so the subsets of one size are filled by several threads at once. */
@@ -243,25 +227,12 @@ typedef struct {
     long nodes;
 } Trace;
 
-/* Place (or, with mark = 0, lift) a visit's cells; 0 if a cell is taken or off the grid. */
 static int place(Trace *tr, int *visit, int x, int y, int mark) {
     Fence *self = tr->self;
-    int shape = visit[5], r = self->cell_radius, w = self->cell_width;
-    for (int c = self->cell_start[shape]; c < self->cell_start[shape + 1]; c++) {
-        int cx = self->cells[2 * c] + x + visit[6], cy = self->cells[2 * c + 1] + y + visit[7];
-        if (absolute(cx) > r || absolute(cy) > r) return 0;
-        unsigned char *cell = tr->occupied + (long)(cx + r) * w + (cy + r);
-        if (mark && *cell) {
-            for (int u = self->cell_start[shape]; u < c; u++)
-                tr->occupied[(long)(self->cells[2 * u] + x + visit[6] + r) * w + (self->cells[2 * u + 1] + y + visit[7] + r)] = 0;
-            return 0;
-        }
-        *cell = (unsigned char)mark;
-    }
-    return 1;
+    return place_visit(self->cell_start, self->cells, self->cell_radius, tr->occupied, visit, x, y, mark);
 }
 
-/* The largest pocket of the fence on the path (_pocket.h).  Appends its cells to out
+/* The largest pocket of the fence on the path (_shared.h).  Appends its cells to out
  * (room for them is made by the caller) and returns their number. */
 static int pocket_of(Trace *tr) {
     Fence *self = tr->self;

@@ -8,7 +8,7 @@
  * cycle is exact except for overlaps between pieces.  A walk back through the layers
  * (as trace() in _fence.c) then lists the cycles of the best value, level by level
  * downwards, skipping those whose pieces overlap, and measures each one's largest
- * pocket with the flood fill of _pocket.h.
+ * pocket with the flood fill of _shared.h.
  *
  * A position is kept only if the pieces before it could reach it and the pieces after
  * it could bring the curve back (the sums of their reach), and never farther than
@@ -22,7 +22,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "_pocket.h"
+#include "_shared.h"
 
 #define NEG INT32_MIN
 enum { MOVE_INTS = 5, VISIT_INTS = 8 };
@@ -37,16 +37,6 @@ typedef struct {
     volatile int cancelled;
 } Orders;
 
-static int *copy_ints(PyObject *bytes, Py_ssize_t *count) {
-    char *data;
-    Py_ssize_t size;
-    if (PyBytes_AsStringAndSize(bytes, &data, &size) < 0) return NULL;
-    int *out = malloc(size > 0 ? size : 1);
-    if (!out) { PyErr_NoMemory(); return NULL; }
-    memcpy(out, data, size);
-    if (count) *count = size / (Py_ssize_t)sizeof(int);
-    return out;
-}
 
 static void Orders_dealloc(Orders *self) {
     free(self->moves); free(self->move_start); free(self->visits); free(self->visit_start);
@@ -71,13 +61,7 @@ static int Orders_init(Orders *self, PyObject *args, PyObject *kwds) {
     return 0;
 }
 
-static inline int absolute(int x) { return x < 0 ? -x : x; }
 
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* One layer: the states (direction, x, y) with |x| + |y| <= limit, stored as four
  * diamonds; row[i] is where column x = i - limit starts in a diamond. */
@@ -210,22 +194,9 @@ static void keep_best(Search *s, const Layer *here, int beam, int32_t *scratch) 
         }
 }
 
-/* Place (or, with mark = 0, lift) a visit's cells; 0 if a cell is taken or off the grid. */
 static int place(Search *s, const int *visit, int x, int y, int mark) {
     Orders *self = s->self;
-    int shape = visit[5], r = self->cell_radius, w = 2 * r + 1;
-    for (int c = self->cell_start[shape]; c < self->cell_start[shape + 1]; c++) {
-        int cx = self->cells[2 * c] + x + visit[6], cy = self->cells[2 * c + 1] + y + visit[7];
-        if (absolute(cx) > r || absolute(cy) > r) return 0;
-        unsigned char *cell = s->occupied + (long)(cx + r) * w + (cy + r);
-        if (mark && *cell) {
-            for (int u = self->cell_start[shape]; u < c; u++)
-                s->occupied[(long)(self->cells[2 * u] + x + visit[6] + r) * w + (self->cells[2 * u + 1] + y + visit[7] + r)] = 0;
-            return 0;
-        }
-        *cell = (unsigned char)mark;
-    }
-    return 1;
+    return place_visit(self->cell_start, self->cells, self->cell_radius, s->occupied, visit, x, y, mark);
 }
 
 /* A whole cycle is on the path: measure its largest pocket, keep it if it is the best. */

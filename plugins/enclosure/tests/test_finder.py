@@ -5,6 +5,7 @@ small sets; its checkpoint resumes and refuses what is not ours or was edited.""
 
 import json
 import random
+from pathlib import Path
 
 import pytest
 from polytile_enclosure import checkpoint, enclosed_pockets
@@ -189,3 +190,21 @@ def test_bad_finder_options_are_one_clear_error(solve, line, message):
     with pytest.raises(InputError) as refused:
         solve(f'[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\n{line}\n')
     assert message in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    "name, spec, neighbours",
+    [
+        ("hexominoes-1596", PieceSpec(family="n-ominoes", n=6), 8),
+        ("heptominoes-107-19339", PieceSpec(family="n-ominoes", n=7), 8),
+        ("one-sided-pentominoes-305", PieceSpec(family="n-ominoes", n=5, kind="one-sided"), 8),
+        ("one-sided-pentominoes-4-neighbours-381", PieceSpec(family="n-ominoes", n=5, kind="one-sided"), 4),
+    ],
+)
+def test_the_fences_the_docs_report_are_real(name, spec, neighbours):
+    # docs/enclosure.md reports these fences; here the flood fill measures them again.
+    path = Path(__file__).parents[3] / "docs" / "benchmarks" / "fences" / f"{name}.json"
+    pieces = [piece for piece in resolve_pieces([spec], Host()) if simple(piece)]  # heptominoes: 107
+    saved = checkpoint.load(path, pieces, neighbours)
+    assert saved is not None and saved.fence is not None
+    assert flood_fill_pocket(saved.fence, neighbours) == int(name.rsplit("-", 1)[1])
