@@ -54,12 +54,16 @@ from polytile_exactcover.search import enumerate_covers
 
 
 def restricted(problem: CoverProblem, leave_out: set[int]) -> CoverProblem:
-    """The same exact cover without the options of the variables ``leave_out``."""
+    """The same exact cover without the options of the variables ``leave_out`` (its
+    shapes and fixed options numbered again)."""
     keep = [k for k, var in enumerate(problem.variables) if var not in leave_out]
+    place = {k: new for new, k in enumerate(keep)}
     return attrs.evolve(
         problem,
         options=tuple(problem.options[k] for k in keep),
         variables=tuple(problem.variables[k] for k in keep),
+        shapes=tuple(problem.shapes[k] for k in keep),
+        fixed=tuple(place[k] for k in problem.fixed),  # a fixed option is never left out
     )
 
 
