@@ -38,10 +38,14 @@ def test_the_builder_stops_at_the_deadline_or_when_stopped(stopped, reason):
 
 def test_the_builder_stops_part_way_when_time_runs_out():
     """A deadline that falls during the build stops it there, not at the end."""
-    build_tiling(PENTOMINOES, BOARD)  # the first build is the slowest (a fresh clone's CI: by 4 times and more)
-    started = time.monotonic()
-    whole = build_tiling(PENTOMINOES, BOARD)
-    full_build = time.monotonic() - started
+    # The quickest of three builds: one can stall for a collection of the whole suite's
+    # heap, and a fresh clone's CI then saw a quarter of it outlast a whole build.
+    times = []
+    for _ in range(3):
+        started = time.monotonic()
+        whole = build_tiling(PENTOMINOES, BOARD)
+        times.append(time.monotonic() - started)
+    full_build = min(times)
     with build_limits(time.monotonic() + full_build / 4, threading.Event()), pytest.raises(BuildStopped):
         build_tiling(PENTOMINOES, BOARD)
     assert whole.num_variables
