@@ -14,6 +14,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from types import FrameType
 
 from polytile_core import __version__
@@ -64,19 +65,21 @@ def _terminate_like_ctrl_c(signum: int, frame: FrameType | None) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    started = time.monotonic()  # a solve's time limit counts from here (``run(started=)``)
     in_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _terminate_like_ctrl_c) if in_main_thread else None
     try:
-        return _main(argv)
+        return _main(argv, started)
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
 
 
-def _main(argv: list[str] | None) -> int:
+def _main(argv: list[str] | None, started: float) -> int:
     try:
         host = Host(autoload=autoload(argv))
         arguments = parser(host).parse_args(argv)
+        arguments.started = started
         code: int = arguments.func(arguments, host)
         return code
     except InputError as exc:

@@ -29,28 +29,28 @@ def scan_order(
     """(items in the order the kernels fill them, how many of them are cells): the cells
     (found as the one cell every option of a row shares) column by column along the
     shorter side of their bounding box, then the other rows."""
-    shapes_on: dict[int, list[Sequence[tuple[int, int]]]] = {}
-    for items, shape in zip(covers, shapes, strict=True):
-        for item in items:
-            shapes_on.setdefault(item, []).append(shape)
+    # The cells every option of a row shares so far; an empty set once an option places no piece.
     shared: dict[int, set[tuple[int, int]]] = {}
-    for item in range(1, n_items + 1):
-        if not item % 256:
+    for option, (items, shape) in enumerate(zip(covers, shapes, strict=True)):
+        if not option % 4096:
             check_build_limits()  # a large board takes seconds here: the run's limits hold
-        common: set[tuple[int, int]] | None = None
-        for shape in shapes_on.get(item, ()):
-            if not shape:  # an option that places no piece
-                common = None
-                break
-            common = set(shape) if common is None else common & set(shape)
-        if common:
-            shared[item] = common
+        for item in items:
+            common = shared.get(item)
+            if common is None:
+                shared[item] = set(shape)
+            elif len(common) == 1:  # the usual case after two options: one look-up, no new set
+                if next(iter(common)) not in shape:
+                    common.clear()
+            elif common:
+                common.intersection_update(shape)
     # Every placement covering a cell covers the cell itself: a row whose placements share
     # one cell is that cell.  Rows that share more (a cell only one placement reaches) get
     # the first cell no other row has, fewest shared first; the order is only a heuristic.
     located: dict[int, tuple[int, int]] = {}
     claimed: set[tuple[int, int]] = set()
     for item, common in sorted(shared.items(), key=lambda entry: (len(entry[1]), entry[0])):
+        if not common:
+            continue
         free = sorted(common - claimed)
         if free:
             located[item] = free[0]

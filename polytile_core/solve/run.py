@@ -58,6 +58,7 @@ def run(
     stop: threading.Event | None = None,
     abandon: threading.Event | None = None,
     checkpoint: PartLog | None = None,
+    started: float | None = None,
 ) -> Result:
     """Solve a plan and return its Result. ``stop`` ends the run early (interrupted), as
     Ctrl-C does; ``abandon`` (or a second Ctrl-C) returns at once, with the solutions
@@ -65,15 +66,19 @@ def run(
     run replays the parts it holds and records the others (``solve.checkpoint.Checkpoint``).
 
     The time limit covers the whole run: building the model stops at the deadline too,
-    and every step gets the time that is left.
+    and every step gets the time that is left.  ``started`` (``time.monotonic()``, default
+    now) is when the limit's clock started: the command line passes its own start, so
+    that loading the plugins and the pipeline count against the limit as well.
     """
     stop = stop or threading.Event()
     abandon = abandon or threading.Event()
+    since = 0.0 if started is None else max(0.0, time.monotonic() - started)
+    limit = plan.settings.time_limit
     context = RunContext(
         stop,
-        Deadline.after(plan.settings.time_limit),
+        Deadline.after(None if limit is None else limit - since),
         Collector(default_keep(plan), on_solution),
-        RunState(),
+        RunState(started=time.perf_counter() - since),
         checkpoint,
     )
     models: list[Model] = []

@@ -18,6 +18,7 @@ from polytile_core.model.zero_one import BuildStopped, build_limits
 from polytile_core.output.results import Found, Termination
 from polytile_core.solve.run import run
 from polytile_core.testing import fresh_host
+from polytile_exactcover.cover import cover_problem
 
 PENTOMINOES = tuple(
     PieceType(name, cells_from_rows(rows), "free", 0, None) for name, rows in CLASSIC_FAMILIES["pentominoes"].items()
@@ -57,6 +58,25 @@ def test_a_run_whose_time_runs_out_while_building_reports_time_limit():
     assert (result.termination, result.found, result.raw_status) == (Termination.TIME_LIMIT, Found.NONE, "not solved")
     assert "building the model" in result.message
     assert result.region and not result.solutions
+
+
+def test_the_limit_counts_from_when_the_command_started():
+    """The command line passes its own start: time spent loading plugins and the pipeline
+    is taken from the limit, so a 2 s limit begun 5 s ago is already past."""
+    plan = api.plan((30, 30), [api.family("pentominoes", unlimited=True)], time_limit=2)
+    before = time.monotonic()
+    result = run(plan, started=before - 5)
+    assert result.termination == Termination.TIME_LIMIT
+    assert time.monotonic() - before < 1
+    assert result.seconds >= 5
+
+
+def test_the_scan_order_of_a_large_board_stops_at_the_deadline():
+    """The order the kernels fill cells in is found before the search, and on a board of
+    thousands of cells it takes seconds: it too ends at the run's deadline."""
+    problem = cover_problem(build_tiling(PENTOMINOES, Region.rectangle(40, 40)))
+    with build_limits(time.monotonic(), threading.Event()), pytest.raises(BuildStopped):
+        problem.order
 
 
 def test_cpsat_stops_translating_the_model_at_the_deadline():

@@ -12,7 +12,6 @@ import math
 import threading
 
 import numpy as np
-from scipy import ndimage
 
 from polytile_bands.sweep import Grid, Sweep
 from polytile_core.plugin import LargeTiling, Mode, Register, Tiler, TilingProblem, hookimpl
@@ -33,6 +32,8 @@ def impossibility(problem: TilingProblem, grid: Grid | None = None) -> str | Non
     step = math.gcd(*(piece.area for piece in problem.pieces if piece.maximum != 0))
     if step <= 1:
         return None
+    from scipy import ndimage  # here, not at the top: it takes most of a second to import
+
     grid = grid or Grid.of(problem.region.cells)
     labels, _ = ndimage.label(grid.inside)  # edge-connected parts
     sizes = np.bincount(labels.ravel())[1:]

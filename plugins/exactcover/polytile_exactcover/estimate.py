@@ -70,11 +70,18 @@ def _estimated_nodes(probe: Search, limits: Limits) -> float:
     """Knuth's estimate of the nodes a search of ``probe`` visits: the mean of up to
     ``ESTIMATE_DIVES`` random dives, in batches doubling from one, while the run goes on
     and for at most ``ESTIMATE_SECONDS`` (a dive into a large region is long: one per
-    level of a tree thousands of pieces deep, each reading every item left)."""
+    level of a tree thousands of pieces deep, each reading every item left).  A batch is
+    no longer than the dives measured so far say fit in the time left, so the estimate
+    ends within about one dive of its time, and of the run's limit."""
     total, dives, batch = 0.0, 0, 1
     started = time.monotonic()
-    while dives < ESTIMATE_DIVES and time.monotonic() - started < ESTIMATE_SECONDS and not limits.reason():
+    while batch > 0 and not limits.reason():
         total += probe.estimate(batch, dives) * batch
         dives += batch
-        batch = min(2 * batch, ESTIMATE_DIVES - dives)
+        spent = time.monotonic() - started
+        left = ESTIMATE_SECONDS - spent
+        if limits.deadline is not None:
+            left = min(left, limits.deadline - time.monotonic())
+        fits = int(left * dives / max(spent, 1e-9))
+        batch = min(2 * batch, ESTIMATE_DIVES - dives, fits)
     return total / max(dives, 1)

@@ -175,6 +175,7 @@ def solve(arguments: argparse.Namespace, host: Host) -> int:
                     stop=stop,
                     abandon=abandon,
                     checkpoint=checkpoint,
+                    started=arguments.started,
                 )
             save(arguments, result, lines, drawing, report)
     except InputError as exc:
