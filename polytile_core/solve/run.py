@@ -68,7 +68,8 @@ def run(
     The time limit covers the whole run: building the model stops at the deadline too,
     and every step gets the time that is left.  ``started`` (``time.monotonic()``, default
     now) is when the limit's clock started: the command line passes its own start, so
-    that loading the plugins and the pipeline count against the limit as well.
+    that loading the plugins and the pipeline count against the limit as well (the
+    result's ``seconds`` are the run's own, from this call).
     """
     stop = stop or threading.Event()
     abandon = abandon or threading.Event()
@@ -78,7 +79,7 @@ def run(
         stop,
         Deadline.after(None if limit is None else limit - since),
         Collector(default_keep(plan), on_solution),
-        RunState(started=time.perf_counter() - since),
+        RunState(),
         checkpoint,
     )
     models: list[Model] = []
