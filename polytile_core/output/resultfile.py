@@ -22,7 +22,7 @@ import json
 import os
 import tempfile
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -33,6 +33,7 @@ from polytile_core.convert import CONVERTER
 from polytile_core.errors import InputError
 
 if TYPE_CHECKING:  # results.py saves with this module: no import cycle at run time
+    from polytile_core.model.zero_one import Placement
     from polytile_core.output.results import PlacedPiece, Result, Solution
 
 
@@ -224,6 +225,44 @@ def _line(data: dict) -> str:
     return json.dumps(data, separators=(",", ":")) + "\n"
 
 
+def _placed_text(piece: str, cells: Iterable[Sequence[int]]) -> str:
+    return json.dumps([piece, _flat(cells)], separators=(",", ":"))
+
+
+def _solution_line(texts: list[str], part: str | None) -> str:
+    """A solution's line from its placed pieces' texts: what ``_line`` makes of
+    ``solution_data``, in one join."""
+    tail = "" if part is None else ',"part":' + json.dumps(part)
+    return '{"line":"solution","placements":[' + ",".join(texts) + "]" + tail + "}\n"
+
+
+class SolutionLines:
+    """The .jsonl lines of one model's tilings, made straight from the variables that are 1
+    (``ResultLines.add_line``): each placement's text is made once, and a line joins them.
+    A listing of millions is bound by what it does per tiling, and building a Solution
+    to write it cost several times what the line itself does."""
+
+    def __init__(self, placements: Mapping[int, Placement]):
+        self.placements = placements
+        self.texts: dict[int, str] = {}
+
+    def line(self, ones: Iterable[int], part: str | None = None) -> str:
+        texts = self.texts
+        try:
+            return _solution_line([texts[var] for var in ones], part)
+        except KeyError:  # a placement not seen yet, or a variable that places no piece
+            pass
+        found = []
+        for var in ones:
+            if var not in texts:
+                placement = self.placements.get(var)
+                if placement is None:
+                    continue
+                texts[var] = _placed_text(placement.piece, placement.cells)
+            found.append(texts[var])
+        return _solution_line(found, part)
+
+
 class ResultLines:
     """A .jsonl result file being written: ``add`` each solution (from any thread), then
     ``finish`` with the Result (or ``discard``).  Solutions that arrive after ``finish``
@@ -239,7 +278,10 @@ class ResultLines:
         self.stream.write(_line(CONVERTER.unstructure(header)))
 
     def add(self, solution: Solution) -> None:
-        text = self._line_of(solution)
+        self.add_line(self._line_of(solution))
+
+    def add_line(self, text: str) -> None:
+        """A solution's line as ``SolutionLines`` makes it (a listing's fast way here)."""
         with self.lock:
             if not self.stream.closed:
                 self.stream.write(text)
@@ -247,8 +289,7 @@ class ResultLines:
 
     def _line_of(self, solution: Solution) -> str:
         """``solution``'s line, as ``solution_data`` gives it; a listing's solutions share
-        their placed pieces, so each piece's text is made once (a listing of millions is
-        bound by this)."""
+        their placed pieces, so each piece's text is made once."""
         if solution.objective is not None or solution.interior is not None:
             return _line({"line": "solution", **solution_data(solution)})
         texts = []
@@ -257,10 +298,9 @@ class ResultLines:
             if text is None:
                 if len(self.pieces) >= PIECE_TEXTS:
                     self.pieces.clear()
-                text = self.pieces[placed] = json.dumps([placed.piece, _flat(placed.cells)], separators=(",", ":"))
+                text = self.pieces[placed] = _placed_text(placed.piece, placed.cells)
             texts.append(text)
-        part = "" if solution.part is None else ',"part":' + json.dumps(solution.part)
-        return '{"line":"solution","placements":[' + ",".join(texts) + "]" + part + "}\n"
+        return _solution_line(texts, solution.part)
 
     def finish(self, result: Result) -> None:
         """Write the closing line and give the file its name."""

@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from polytile_core.config.pipeline import Plan
 from polytile_core.model.zero_one import Model
+from polytile_core.output.resultfile import SolutionLines
 from polytile_core.output.results import PlacedPiece, Solution
 
 
@@ -32,6 +33,11 @@ def solution_of(
     return Solution(tuple(placed), model.objective_value(ones), interior, part)
 
 
+# Models whose placements' texts a collector keeps (a split's parts share their whole
+# model's placements; a split that makes a model per part starts again past this).
+MODELS_WITH_LINES = 64
+
+
 def default_keep(plan: Plan) -> int | None:
     if plan.keep is not None:
         return plan.keep
@@ -42,7 +48,11 @@ class Collector:
     """Receives solutions from any thread; keeps the first ``keep`` (or, when ``rank`` is
     given, the ``keep`` best: lowest rank first) and counts them all.  With ``accept``
     (listing up to symmetry) only accepted solutions are kept, passed on and counted
-    in ``accepted``.  ``keep`` bounds memory only: every solution added is passed on."""
+    in ``accepted``.  ``keep`` bounds memory only: every solution added is passed on.
+
+    ``on_line`` (a .jsonl file's ``add_line``, given with its ``add`` as ``on_solution``)
+    takes the tilings that ``add_ones`` receives as their lines: each solution is passed
+    on once, to one of the two."""
 
     def __init__(
         self,
@@ -50,9 +60,12 @@ class Collector:
         on_solution: Callable[[Solution], None] | None,
         rank: Callable[[Solution], float] | None = None,
         accept: Callable[[Solution], bool] | None = None,
+        on_line: Callable[[str], None] | None = None,
     ):
         self.keep = keep
         self.on_solution = on_solution
+        self.on_line = on_line
+        self.lines: dict[int, SolutionLines] = {}  # by id of the placements they read (kept in them)
         self.rank = rank
         self.accept = accept
         self.kept: list[Solution] = []
@@ -72,3 +85,22 @@ class Collector:
                 self.kept.append(solution)
         if self.on_solution is not None:
             self.on_solution(solution)
+
+    def add_ones(self, model: Model, ones: list[int], pieces: dict[int, PlacedPiece], part: str | None = None) -> None:
+        """``add(solution_of(model, ones, pieces, part))``, without building the solution
+        when only its line is wanted: a listing to .jsonl that keeps no more of it."""
+        plain = self.accept is None and self.rank is None and model.objective is None and not model.interior
+        if self.on_line is None or not plain:
+            self.add(solution_of(model, ones, pieces, part))
+            return
+        with self.lock:
+            self.seen += 1
+            self.accepted += 1
+            if self.keep is None or len(self.kept) < self.keep:
+                self.kept.append(solution_of(model, ones, pieces, part))
+        lines = self.lines.get(id(model.placements))
+        if lines is None:
+            if len(self.lines) >= MODELS_WITH_LINES:
+                self.lines.clear()
+            lines = self.lines[id(model.placements)] = SolutionLines(model.placements)
+        self.on_line(lines.line(ones, part))

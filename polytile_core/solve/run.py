@@ -59,6 +59,7 @@ def run(
     abandon: threading.Event | None = None,
     checkpoint: PartLog | None = None,
     started: float | None = None,
+    on_line: Callable[[str], None] | None = None,
 ) -> Result:
     """Solve a plan and return its Result. ``stop`` ends the run early (interrupted), as
     Ctrl-C does; ``abandon`` (or a second Ctrl-C) returns at once, with the solutions
@@ -78,7 +79,7 @@ def run(
     context = RunContext(
         stop,
         Deadline.after(None if limit is None else limit - since),
-        Collector(default_keep(plan), on_solution),
+        Collector(default_keep(plan), on_solution, on_line=on_line),
         RunState(),
         checkpoint,
     )

@@ -230,8 +230,11 @@ class SplitRunner:
                 whole = False
                 break
             for image in images:
-                solution = whole_solution(part, sorted(image[var] for var in ones) if image else ones, pieces)
-                self.context.collector.add(solution)
+                chosen = sorted(image[var] for var in ones) if image else ones
+                if part.copies == ((0, 0),):
+                    self.context.collector.add_ones(part.model, chosen, {} if pieces is None else pieces, part.key)
+                else:
+                    self.context.collector.add(whole_solution(part, chosen, pieces))
             handed += len(images)
         count = answer.count
         if self.mode in ("all", "count") and count is None:

@@ -7,7 +7,6 @@ import attrs
 from polytile_core.config.pipeline import Plan
 from polytile_core.model.zero_one import Model
 from polytile_core.output.results import PlacedPiece
-from polytile_core.solve.collect import solution_of
 from polytile_core.solve.context import RunContext
 from polytile_core.solve.outcome import Outcome
 from polytile_core.solve.split import solve_split
@@ -27,9 +26,7 @@ def solve_whole(plan: Plan, model: Model, context: RunContext, *, in_search: boo
     backend = plan.backend.provides(plan.backend.options)
     pieces: dict[int, PlacedPiece] = {}
     settings = attrs.evolve(plan.settings, time_limit=context.deadline.left(), distinct=in_search)
-    answer = backend.solve(
-        model, settings, lambda ones: context.collector.add(solution_of(model, ones, pieces)), context.stop
-    )
+    answer = backend.solve(model, settings, lambda ones: context.collector.add_ones(model, ones, pieces), context.stop)
     count = answer.count
     if plan.settings.mode in ("all", "count") and count is None:
         count = context.collector.seen

@@ -3,18 +3,25 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import jsonschema
 import pytest
+import tomli_w
 
 from polytile_core import api
 from polytile_core.cli.commands import render as render_command
 from polytile_core.cli.commands import solve as solve_command
 from polytile_core.cli.main import main
+from polytile_core.model.geometry import Region
+from polytile_core.model.tiling import build_tiling
 from polytile_core.output.reading import read_result
-from polytile_core.output.resultfile import write_result
+from polytile_core.output.resultfile import SolutionLines, solution_data, write_result
+from polytile_core.solve.collect import solution_of
 from polytile_core.solve.run import run
+from polytile_core.testing.brute import tilings_brute_force
+from polytile_core.testing.random_instances import cells_of_table, pieces_of_table, random_instance
 
 ROOT = Path(__file__).parents[2]
 # 5×6 with L-trominoes: 72 tilings (OEIS A084478, docs/oracles.md).
@@ -71,6 +78,45 @@ def test_a_listing_streams_every_tiling_to_jsonl_and_keeps_only_a_few(tmp_path, 
     result = read_result(out)
     assert result.count == 72 and len(tilings(result.solutions)) == 72
     assert not [path.name for path in tmp_path.iterdir() if path.name.endswith(".tmp")]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_jsonl_listing_holds_every_tiling_once_on_random_instances(tmp_path, jobs):
+    """A listing to .jsonl writes its tilings as lines made straight from the search's
+    variables (``SolutionLines``): every tiling of the independent brute force, once,
+    covering the region, on one job (the whole search) and two (the split's parts)."""
+    seed = random.SystemRandom().randrange(2**32)
+    rng = random.Random(seed)
+    for number in range(4):
+        table = random_instance(rng, rng.choice([16, 20, 24, 30]))
+        table["solve"] = {"mode": "all", "jobs": jobs}
+        pipeline = tmp_path / f"{number}.toml"
+        pipeline.write_text(tomli_w.dumps(table))
+        out = tmp_path / f"{number}.jsonl"
+        assert main(["solve", str(pipeline), "-q", "-o", str(out)]) in (0, 1), f"seed {seed}"
+        region = sorted(cells_of_table(table))
+        listed = []
+        for solution in read_result(out).solutions:
+            assert sorted(cell for placed in solution.placements for cell in placed.cells) == region, f"seed {seed}"
+            listed.append(frozenset((placed.piece, frozenset(placed.cells)) for placed in solution.placements))
+        expected = set(tilings_brute_force(region, pieces_of_table(table)))
+        assert len(listed) == len(set(listed)) == len(expected), f"seed {seed}, instance {number}"
+        assert set(listed) == expected, f"seed {seed}, instance {number}"
+
+
+def test_a_line_made_from_the_variables_is_the_solution_s_line():
+    """``SolutionLines`` writes what ``solution_data`` says a solution is, byte for byte."""
+    seed = random.SystemRandom().randrange(2**32)
+    rng = random.Random(seed)
+    for _ in range(5):
+        table = random_instance(rng, rng.choice([20, 40]))
+        model = build_tiling(pieces_of_table(table), Region(cells_of_table(table)))
+        lines = SolutionLines(model.placements)
+        for _ in range(10):
+            ones = sorted(rng.sample(range(model.num_variables), min(6, model.num_variables)))
+            part = rng.choice([None, "3", 'a "b"'])
+            data = {"line": "solution", **solution_data(solution_of(model, ones, {}, part))}
+            assert lines.line(ones, part) == json.dumps(data, separators=(",", ":")) + "\n", f"seed {seed}"
 
 
 def test_render_draws_from_jsonl(tmp_path, pipeline):

@@ -226,7 +226,7 @@ def search_by_images(
     def with_images(report: OnSolution, symmetries: Sequence[Permutation]) -> OnSolution:
         def emit(ones: list[int]) -> None:
             for mover in symmetries:
-                report(sorted(mover[var] for var in ones))
+                report(sorted(map(mover.__getitem__, ones)))
 
         return emit
 
