@@ -247,20 +247,24 @@ class SolutionLines:
         self.texts: dict[int, str] = {}
 
     def line(self, ones: Iterable[int], part: str | None = None) -> str:
+        return self.lines([ones], part)
+
+    def lines(self, many: Iterable[Iterable[int]], part: str | None = None) -> str:
+        """The lines of ``many`` tilings (each its variables that are 1), one text."""
         texts = self.texts
+        head = '{"line":"solution","placements":['
+        tail = "]}\n" if part is None else '],"part":' + json.dumps(part) + "}\n"
         try:
-            return _solution_line([texts[var] for var in ones], part)
+            return "".join([head + ",".join([texts[var] for var in ones]) + tail for ones in many])
         except KeyError:  # a placement not seen yet, or a variable that places no piece
             pass
         found = []
-        for var in ones:
-            if var not in texts:
-                placement = self.placements.get(var)
-                if placement is None:
-                    continue
-                texts[var] = _placed_text(placement.piece, placement.cells)
-            found.append(texts[var])
-        return _solution_line(found, part)
+        for ones in many:
+            for var in ones:
+                if var not in texts and (placement := self.placements.get(var)) is not None:
+                    texts[var] = _placed_text(placement.piece, placement.cells)
+            found.append(head + ",".join([texts[var] for var in ones if var in texts]) + tail)
+        return "".join(found)
 
 
 class ResultLines:
@@ -278,14 +282,14 @@ class ResultLines:
         self.stream.write(_line(CONVERTER.unstructure(header)))
 
     def add(self, solution: Solution) -> None:
-        self.add_line(self._line_of(solution))
+        self.add_lines(self._line_of(solution))
 
-    def add_line(self, text: str) -> None:
-        """A solution's line as ``SolutionLines`` makes it (a listing's fast way here)."""
+    def add_lines(self, text: str, count: int = 1) -> None:
+        """``count`` solutions' lines, as ``SolutionLines`` makes them (a listing's fast way here)."""
         with self.lock:
             if not self.stream.closed:
                 self.stream.write(text)
-                self.written += 1
+                self.written += count
 
     def _line_of(self, solution: Solution) -> str:
         """``solution``'s line, as ``solution_data`` gives it; a listing's solutions share

@@ -50,9 +50,9 @@ class Collector:
     (listing up to symmetry) only accepted solutions are kept, passed on and counted
     in ``accepted``.  ``keep`` bounds memory only: every solution added is passed on.
 
-    ``on_line`` (a .jsonl file's ``add_line``, given with its ``add`` as ``on_solution``)
-    takes the tilings that ``add_ones`` receives as their lines: each solution is passed
-    on once, to one of the two."""
+    ``on_line`` (a .jsonl file's ``add_lines``, given with its ``add`` as ``on_solution``)
+    takes the tilings that ``add_ones`` and ``add_many`` receive as their lines (text,
+    how many): each solution is passed on once, to one of the two."""
 
     def __init__(
         self,
@@ -60,7 +60,7 @@ class Collector:
         on_solution: Callable[[Solution], None] | None,
         rank: Callable[[Solution], float] | None = None,
         accept: Callable[[Solution], bool] | None = None,
-        on_line: Callable[[str], None] | None = None,
+        on_line: Callable[[str, int], None] | None = None,
     ):
         self.keep = keep
         self.on_solution = on_solution
@@ -89,18 +89,36 @@ class Collector:
     def add_ones(self, model: Model, ones: list[int], pieces: dict[int, PlacedPiece], part: str | None = None) -> None:
         """``add(solution_of(model, ones, pieces, part))``, without building the solution
         when only its line is wanted: a listing to .jsonl that keeps no more of it."""
-        plain = self.accept is None and self.rank is None and model.objective is None and not model.interior
-        if self.on_line is None or not plain:
-            self.add(solution_of(model, ones, pieces, part))
+        self.add_many(model, [ones], pieces, part)
+
+    def add_many(
+        self, model: Model, many: list[list[int]], pieces: dict[int, PlacedPiece], part: str | None = None
+    ) -> None:
+        """``add_ones`` for each of ``many``, their lines written at once."""
+        lines = self._lines_of(model)
+        if lines is None:
+            for ones in many:
+                self.add(solution_of(model, ones, pieces, part))
             return
         with self.lock:
-            self.seen += 1
-            self.accepted += 1
-            if self.keep is None or len(self.kept) < self.keep:
-                self.kept.append(solution_of(model, ones, pieces, part))
+            self.seen += len(many)
+            self.accepted += len(many)
+            room = len(many) if self.keep is None else max(0, self.keep - len(self.kept))
+            self.kept.extend(solution_of(model, ones, pieces, part) for ones in many[:room])
+        assert self.on_line is not None
+        self.on_line(lines.lines(many, part), len(many))
+
+    def _lines_of(self, model: Model) -> SolutionLines | None:
+        """The line maker of ``model``'s tilings; None when its solutions must be built:
+        no .jsonl file takes lines, or the collector ranks or filters them, or they carry
+        an objective or enclosed cells."""
         lines = self.lines.get(id(model.placements))
-        if lines is None:
-            if len(self.lines) >= MODELS_WITH_LINES:
-                self.lines.clear()
-            lines = self.lines[id(model.placements)] = SolutionLines(model.placements)
-        self.on_line(lines.line(ones, part))
+        if lines is not None:
+            return lines
+        plain = self.accept is None and self.rank is None and model.objective is None and not model.interior
+        if self.on_line is None or not plain:
+            return None
+        if len(self.lines) >= MODELS_WITH_LINES:
+            self.lines.clear()
+        lines = self.lines[id(model.placements)] = SolutionLines(model.placements)
+        return lines

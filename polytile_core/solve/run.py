@@ -59,7 +59,7 @@ def run(
     abandon: threading.Event | None = None,
     checkpoint: PartLog | None = None,
     started: float | None = None,
-    on_line: Callable[[str], None] | None = None,
+    on_line: Callable[[str, int], None] | None = None,
 ) -> Result:
     """Solve a plan and return its Result. ``stop`` ends the run early (interrupted), as
     Ctrl-C does; ``abandon`` (or a second Ctrl-C) returns at once, with the solutions

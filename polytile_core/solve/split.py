@@ -44,6 +44,9 @@ MAX_REPORTS = 1000
 IN_FLIGHT_PER_JOB = 2
 # Jobs that parts are kept in flight for, however many a run asks for.
 MOST_WORKERS = 4096
+# A part's solutions are handed on in batches of this many (their lines written at once);
+# a stop is seen between two batches.
+HANDED_AT_ONCE = 4096
 
 
 def solve_split(plan: Plan, model: Model, context: RunContext) -> Outcome:
@@ -225,17 +228,20 @@ class SplitRunner:
         pieces = self.shared_pieces if part.fixed is not None else None
         handed = 0
         whole = True
-        for ones in outcome.solutions:
+        solutions = outcome.solutions
+        for start in range(0, len(solutions), HANDED_AT_ONCE):
             if self.mode == "all" and self.context.stop.is_set():
                 whole = False
                 break
+            batch = solutions[start : start + HANDED_AT_ONCE]
             for image in images:
-                chosen = sorted(image[var] for var in ones) if image else ones
+                chosen = [sorted(map(image.__getitem__, ones)) for ones in batch] if image else batch
                 if part.copies == ((0, 0),):
-                    self.context.collector.add_ones(part.model, chosen, {} if pieces is None else pieces, part.key)
+                    self.context.collector.add_many(part.model, chosen, {} if pieces is None else pieces, part.key)
                 else:
-                    self.context.collector.add(whole_solution(part, chosen, pieces))
-            handed += len(images)
+                    for ones in chosen:
+                        self.context.collector.add(whole_solution(part, ones, pieces))
+            handed += len(batch) * len(images)
         count = answer.count
         if self.mode in ("all", "count") and count is None:
             count = len(outcome.solutions)

@@ -172,7 +172,7 @@ def solve(arguments: argparse.Namespace, host: Host) -> int:
                     plan,
                     on_progress=progress,
                     on_solution=lines.add if lines else None,
-                    on_line=lines.add_line if lines else None,
+                    on_line=lines.add_lines if lines else None,
                     stop=stop,
                     abandon=abandon,
                     checkpoint=checkpoint,
