@@ -2,11 +2,13 @@
 symmetries it does not have is an error, not a wrong count."""
 
 import threading
+import time
 
 import pytest
 
 from polytile_core import api
 from polytile_core.errors import InputError
+from polytile_core.host import contracts
 from polytile_core.output.results import Found, Termination
 from polytile_core.solve import distinct
 from polytile_core.solve.collect import Collector
@@ -37,3 +39,17 @@ def test_a_bad_cpsat_parameter_is_one_error_when_the_plan_is_made():
         api.plan((4, 2), [L_TETROMINO], mode="count", backend="cpsat", split="checkerboard", jobs=2, options=options)
     assert error.value.path == "options.cpsat.parameters.linearisation_level"
     assert "not a CP-SAT parameter" in error.value.message
+
+
+def test_the_stop_relay_halts_a_solve_soon_after_its_stop_also_after_its_thread_ended(monkeypatch):
+    """The relay wakes for no new solve; it halts each one within about its interval of the
+    stop being set, and its thread, ended after being idle, starts again for the next."""
+    monkeypatch.setattr(contracts, "RELAY_IDLE", 0.1)
+    for _ in range(2):
+        stop, halted = threading.Event(), threading.Event()
+        with contracts.relay_stop(stop, halted.set):
+            assert not halted.wait(0.15)  # no stop, no halt
+            stop.set()
+            assert halted.wait(1.0)
+        time.sleep(0.4)  # idle past RELAY_IDLE: the thread ends
+        assert contracts._relay._thread is None
