@@ -108,6 +108,21 @@ class Collector:
         assert self.on_line is not None
         self.on_line(lines.lines(many, part), len(many))
 
+    def add_lines(self, model: Model, first: list[list[int]], text: str, count: int, part: str | None) -> None:
+        """``count`` solutions of ``model`` as a worker wrote their lines (``text``), with
+        the first of them (``first``, at least as many as this keeps) to keep."""
+        assert self.on_line is not None and self.takes_lines(model)
+        with self.lock:
+            self.seen += count
+            self.accepted += count
+            room = count if self.keep is None else max(0, self.keep - len(self.kept))
+            self.kept.extend(solution_of(model, ones, {}, part) for ones in first[:room])
+        self.on_line(text, count)
+
+    def takes_lines(self, model: Model) -> bool:
+        """Whether ``model``'s solutions may reach this collector as lines."""
+        return self._lines_of(model) is not None
+
     def _lines_of(self, model: Model) -> SolutionLines | None:
         """The line maker of ``model``'s tilings; None when its solutions must be built:
         no .jsonl file takes lines, or the collector ranks or filters them, or they carry

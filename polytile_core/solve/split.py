@@ -34,7 +34,7 @@ from polytile_core.solve.collect import solution_of
 from polytile_core.solve.context import RunContext
 from polytile_core.solve.outcome import Outcome
 from polytile_core.solve.parcels import ModelNeeded, ModelParcel, forget, model_of
-from polytile_core.solve.workers import PartOutcome, solve_fixed_part, solve_part
+from polytile_core.solve.workers import Lines, PartOutcome, solve_fixed_part, solve_part
 
 log = logging.getLogger("polytile")
 
@@ -160,7 +160,7 @@ class SplitRunner:
         if recorded is not None:
             self.finished(part, recorded)
             return
-        future = submitter.submit(part, self._part_settings(), self.keep_for_part())
+        future = submitter.submit(part, self._part_settings(), self.keep_for_part(part), self.lines_for(part))
         self.in_flight[future] = (part, time.perf_counter())
 
     def _take_back(self, submitter: _Submitter) -> bool:
@@ -174,7 +174,9 @@ class SplitRunner:
                 if part.fixed is not None:
                     submitter.answered(outcome)
                 if isinstance(outcome, ModelNeeded):
-                    again = submitter.submit(part, self._part_settings(), self.keep_for_part(), with_model=True)
+                    again = submitter.submit(
+                        part, self._part_settings(), self.keep_for_part(part), self.lines_for(part), with_model=True
+                    )
                     self.in_flight[again] = (part, handed_over)
                     continue
                 whole = self.finished(part, outcome)
@@ -193,10 +195,24 @@ class SplitRunner:
         """A part's settings: what is left of the run's time limit."""
         return attrs.evolve(self.settings, time_limit=self.context.deadline.left())
 
-    def keep_for_part(self) -> int | None:
+    def lines_for(self, part: Part) -> Lines | None:
+        """A listing to .jsonl has its workers make the lines: a listing of millions is
+        bound by making them, and the workers share that.  Not when the collector must
+        see each solution (it ranks or filters them, or keeps them all), when a checkpoint
+        records them, or when a part stands for its images or copies (made here)."""
+        collector = self.context.collector
+        if self.mode != "all" or collector.keep is None or self.context.checkpoint is not None:
+            return None
+        if part.images or part.copies != ((0, 0),) or not collector.takes_lines(part.model):
+            return None
+        return Lines(part.key)
+
+    def keep_for_part(self, part: Part) -> int | None:
         if self.mode == "count":
             return 0
         if self.mode == "all":
+            if self.lines_for(part) is not None:
+                return self.context.collector.keep  # the others reach the stream as lines
             return None  # every one: keep bounds what the collector holds, never what reaches the stream
         return 1
 
@@ -229,6 +245,9 @@ class SplitRunner:
         handed = 0
         whole = True
         solutions = outcome.solutions
+        if outcome.lines is not None:  # made by the worker, with the first of its solutions
+            self.context.collector.add_lines(part.model, solutions, outcome.lines, outcome.lines_count, part.key)
+            handed, solutions = outcome.lines_count, []
         for start in range(0, len(solutions), HANDED_AT_ONCE):
             if self.mode == "all" and self.context.stop.is_set():
                 whole = False
@@ -244,7 +263,7 @@ class SplitRunner:
             handed += len(batch) * len(images)
         count = answer.count
         if self.mode in ("all", "count") and count is None:
-            count = len(outcome.solutions)
+            count = len(outcome.solutions) if outcome.lines is None else outcome.lines_count
         if count and part.images:
             count *= len(part.images)
         termination = answer.termination
@@ -346,13 +365,20 @@ class _Submitter:
             self.holders.add(outcome.worker)
 
     def submit(
-        self, part: Part, settings: SolveSettings, keep: int | None, *, with_model: bool = False
+        self, part: Part, settings: SolveSettings, keep: int | None, lines: Lines | None, *, with_model: bool = False
     ) -> concurrent.futures.Future:
         plan = self.plan
         assert plan.backend is not None, "a split run has its backend"
         if part.fixed is None:
             return self.executor.submit(
-                solve_part, plan.backend.provides, plan.backend.options, part.model, settings, keep, self.stop_event
+                solve_part,
+                plan.backend.provides,
+                plan.backend.options,
+                part.model,
+                settings,
+                keep,
+                self.stop_event,
+                lines,
             )
         parcel = self.parcels.get(id(part.model))
         if parcel is None:
@@ -371,6 +397,7 @@ class _Submitter:
             settings,
             keep,
             self.stop_event,
+            lines,
         )
 
     def close(self) -> None:

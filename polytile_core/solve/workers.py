@@ -19,6 +19,7 @@ import attrs
 from polytile_core.host.contracts import BackendFactory, BackendResult, SolveSettings
 from polytile_core.model.parts import Part
 from polytile_core.model.zero_one import Model
+from polytile_core.output.resultfile import SolutionLines
 from polytile_core.solve.parcels import ModelNeeded, ModelParcel, model_of
 
 
@@ -42,6 +43,10 @@ class PartOutcome:
     # Of ``seconds``, the time spent making the part's model from the cached whole one.
     prepare_seconds: float = 0.0
     worker: str = ""  # host and process that solved it
+    # With ``lines`` asked for: every solution's .jsonl line, made in the worker (all of
+    # them, where ``solutions`` holds only the first ``keep``), and how many there are.
+    lines: str | None = None
+    lines_count: int = 0
 
 
 def worker_name() -> str:
@@ -55,22 +60,38 @@ def solve_part(
     settings: SolveSettings,
     keep: int | None,
     stop: threading.Event | None = None,
+    lines: Lines | None = None,
 ) -> PartOutcome:
     """Solve one part (runs in a worker: a thread or another process).
 
     ``keep`` caps the solutions sent back (``None``: all of them, 0: none, for counting).
     ``stop`` is an event the worker can see (thread executors); process workers are
-    stopped by killing them instead.
+    stopped by killing them instead.  ``lines`` (a listing to .jsonl): every solution's
+    line is made here, where the work is shared by the workers, and sent back as text.
     """
     started = time.perf_counter()
     solutions: list[list[int]] = []
+    found: list[list[int]] = []
 
     def on_solution(ones: list[int]) -> None:
+        if lines is not None:
+            found.append(list(ones))
         if keep is None or len(solutions) < keep:
             solutions.append(list(ones))
 
     answer = factory(backend_options).solve(model, settings, on_solution, stop or threading.Event())
-    return PartOutcome(answer, solutions, time.perf_counter() - started)
+    seconds = time.perf_counter() - started
+    if lines is None:
+        return PartOutcome(answer, solutions, seconds)
+    text = SolutionLines(model.placements).lines(found, lines.part)
+    return PartOutcome(answer, solutions, seconds, lines=text, lines_count=len(found))
+
+
+@attrs.frozen
+class Lines:
+    """Asks a worker for its part's .jsonl lines (``solve_part``): ``part``, the key they name."""
+
+    part: str | None
 
 
 def solve_fixed_part(
@@ -81,6 +102,7 @@ def solve_fixed_part(
     settings: SolveSettings,
     keep: int | None,
     stop: threading.Event | None = None,
+    lines: Lines | None = None,
 ) -> PartOutcome | ModelNeeded:
     """Solve the whole model of ``parcel`` with the ``fixed`` variables pinned to 1 (in a worker).
 
@@ -93,7 +115,7 @@ def solve_fixed_part(
         return ModelNeeded(worker_name())
     model = whole.pinned(fixed)
     prepared = time.perf_counter()
-    outcome = solve_part(factory, backend_options, model, settings, keep, stop)
+    outcome = solve_part(factory, backend_options, model, settings, keep, stop, lines)
     return attrs.evolve(
         outcome, seconds=time.perf_counter() - started, prepare_seconds=prepared - started, worker=worker_name()
     )

@@ -18,6 +18,7 @@ from polytile_core.model.geometry import Region
 from polytile_core.model.tiling import build_tiling
 from polytile_core.output.reading import read_result
 from polytile_core.output.resultfile import SolutionLines, solution_data, write_result
+from polytile_core.solve import workers
 from polytile_core.solve.collect import solution_of
 from polytile_core.solve.run import run
 from polytile_core.testing.brute import tilings_brute_force
@@ -102,6 +103,38 @@ def test_a_jsonl_listing_holds_every_tiling_once_on_random_instances(tmp_path, j
         expected = set(tilings_brute_force(region, pieces_of_table(table)))
         assert len(listed) == len(set(listed)) == len(expected), f"seed {seed}, instance {number}"
         assert set(listed) == expected, f"seed {seed}, instance {number}"
+
+
+@pytest.mark.parametrize("executor", ["process", "thread"])
+def test_a_split_listing_s_lines_are_made_by_its_workers_each_tiling_once(tmp_path, executor, monkeypatch):
+    """On a split, each part's worker makes its tilings' lines (the main process only
+    writes them), and the file holds every tiling of the brute force once."""
+    made = []
+
+    class Watched(workers.SolutionLines):
+        def lines(self, many, part=None):
+            many = list(many)
+            made.append(len(many))
+            return super().lines(many, part)
+
+    monkeypatch.setattr(workers, "SolutionLines", Watched)  # seen in this process's threads
+    seed = random.SystemRandom().randrange(2**32)
+    rng = random.Random(seed)
+    table = random_instance(rng, rng.choice([24, 30]))
+    table["solve"] = {"mode": "all", "jobs": 2, "backend": "exactcover", "executor": executor}
+    table["split"] = {"method": "tree"}
+    pipeline = tmp_path / "split.toml"
+    pipeline.write_text(tomli_w.dumps(table))
+    out = tmp_path / "split.jsonl"
+    assert main(["solve", str(pipeline), "-q", "-o", str(out)]) in (0, 1), f"seed {seed}"
+    listed = [
+        frozenset((placed.piece, frozenset(placed.cells)) for placed in solution.placements)
+        for solution in read_result(out).solutions
+    ]
+    expected = set(tilings_brute_force(sorted(cells_of_table(table)), pieces_of_table(table)))
+    assert len(listed) == len(set(listed)) and set(listed) == expected, f"seed {seed}"
+    if executor == "thread" and expected:
+        assert sum(made) == len(expected), f"seed {seed}: the workers made {sum(made)} lines"
 
 
 def test_a_line_made_from_the_variables_is_the_solution_s_line():
