@@ -199,13 +199,13 @@ class SplitRunner:
         """A listing to .jsonl has its workers make the lines: a listing of millions is
         bound by making them, and the workers share that.  Not when the collector must
         see each solution (it ranks or filters them, or keeps them all), when a checkpoint
-        records them, or when a part stands for its images or copies (made here)."""
+        records them, or when a part stands for copies of its pieces (made here)."""
         collector = self.context.collector
         if self.mode != "all" or collector.keep is None or self.context.checkpoint is not None:
             return None
-        if part.images or part.copies != ((0, 0),) or not collector.takes_lines(part.model):
+        if part.copies != ((0, 0),) or not collector.takes_lines(part.model):
             return None
-        return Lines(part.key)
+        return Lines(part.key, part.images)
 
     def keep_for_part(self, part: Part) -> int | None:
         if self.mode == "count":
@@ -263,7 +263,7 @@ class SplitRunner:
             handed += len(batch) * len(images)
         count = answer.count
         if self.mode in ("all", "count") and count is None:
-            count = len(outcome.solutions) if outcome.lines is None else outcome.lines_count
+            count = len(outcome.solutions) if outcome.lines is None else outcome.lines_count // len(images)
         if count and part.images:
             count *= len(part.images)
         termination = answer.termination

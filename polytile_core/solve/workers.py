@@ -83,15 +83,19 @@ def solve_part(
     seconds = time.perf_counter() - started
     if lines is None:
         return PartOutcome(answer, solutions, seconds)
+    if lines.images:
+        found = [sorted(map(image.__getitem__, ones)) for ones in found for image in lines.images]
     text = SolutionLines(model.placements).lines(found, lines.part)
     return PartOutcome(answer, solutions, seconds, lines=text, lines_count=len(found))
 
 
 @attrs.frozen
 class Lines:
-    """Asks a worker for its part's .jsonl lines (``solve_part``): ``part``, the key they name."""
+    """Asks a worker for its part's .jsonl lines (``solve_part``): ``part``, the key they
+    name, and the part's ``images`` (``Part.images``), each solution's line made for each."""
 
     part: str | None
+    images: tuple[tuple[int, ...], ...] = ()
 
 
 def solve_fixed_part(
