@@ -72,21 +72,15 @@ class Candidates:
 class AutoExecutor:
     """``executor = "auto"``: threads of this process for a backend whose search releases
     the GIL (declared: ``BackendCapabilities.releases_gil``), so no processes start and
-    the model is shared; else, and for a listing (each solution is Python's work, and
-    its worker makes its line), a process pool.  Chosen when the backend is known (with
+    the model is shared; else a process pool.  Chosen when the backend is known (with
     ``backend = "auto"``, after the route is chosen)."""
 
     threads: Chosen
     processes: Chosen
     name = AUTO
 
-    def choose(self, backend: Chosen, mode: str) -> tuple[Chosen, str]:
-        """The executor for ``backend``'s parts in ``mode`` and why."""
-        if mode == "all":
-            return (
-                self.processes,
-                "auto: processes, a listing's solutions each pass through Python, which holds the GIL",
-            )
+    def choose(self, backend: Chosen) -> tuple[Chosen, str]:
+        """The executor for ``backend``'s parts and why."""
         if backend.capabilities is not None and backend.capabilities.releases_gil:
             return self.threads, f"auto: threads, the {backend.name} backend searches outside the GIL"
         return self.processes, f"auto: processes, the {backend.name} backend does not declare that it releases the GIL"
@@ -125,7 +119,7 @@ class Plan:
         chose it (None for an executor the pipeline named)."""
         assert self.executor is not None and self.backend is not None, "a split run has its executor and backend"
         if isinstance(self.executor, AutoExecutor):
-            return self.executor.choose(self.backend, self.settings.mode)
+            return self.executor.choose(self.backend)
         return self.executor, None
 
     def tiling_problem(self) -> TilingProblem:
