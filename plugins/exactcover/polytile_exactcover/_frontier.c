@@ -38,6 +38,8 @@
 typedef unsigned __int128 u128;
 
 enum { DONE = 0, CANCELLED = 1, TIMED_OUT = 2, BUDGET = 3, OVERFLOW = 4, NO_MEMORY = 5 };
+/* Within the two-thread scan only: the other side failed (its status says why). */
+enum { HALTED = 6 };
 
 /* 48 bytes: the count is aligned to 8, not 16 (x86-64 and arm64 read it either way), so
  * that the table, whose reads wait on memory, is a quarter smaller. */
@@ -420,11 +422,13 @@ static void side_close(Side *d) {
     layer_free(&d->layers[1]);
 }
 
-/* The next layer made: its peaks noted, and it becomes the current one. */
-static void side_turn(Side *d) {
+/* After a step: the next layer's peaks noted; once it is whole (``status`` DONE), it
+ * becomes the current one, else the current layer stays the last whole one. */
+static void side_turn(Side *d, int status) {
     if (d->next->used > d->peak_states) d->peak_states = d->next->used;
     size_t bytes = layer_bytes(d->cur) + layer_bytes(d->next);
     if (bytes > d->peak_bytes) d->peak_bytes = bytes;
+    if (status != DONE) return;
     layer_clear(d->cur);
     Layer *swap = d->cur; d->cur = d->next; d->next = swap;
 }
@@ -434,8 +438,7 @@ static void side_turn(Side *d) {
 static int checked(const Frontier *s, Side *d, double deadline, size_t budget, const int *halt) {
     if ((++d->work & 4095) == 0) {
         if (s->cancel) return CANCELLED;
-        int other = __atomic_load_n(halt, __ATOMIC_RELAXED);
-        if (other) return other;
+        if (__atomic_load_n(halt, __ATOMIC_RELAXED)) return HALTED;
         if (deadline > 0 && now() > deadline) return TIMED_OUT;
     }
     return d->next->used > budget ? BUDGET : DONE;
@@ -473,7 +476,7 @@ static int forward_step(const Frontier *s, Side *d, int i, double deadline, size
     }
     if (status == DONE) status = flush(s, next, pending, &d->waiting, i + 1);
     if (status == DONE && next->used > budget) status = BUDGET;
-    side_turn(d);
+    side_turn(d, status);
     return status;
 }
 
@@ -516,7 +519,7 @@ static int backward_step(const Frontier *s, Side *d, int j, double deadline, siz
     }
     if (status == DONE) status = flush(s, next, pending, &d->waiting, j);
     if (status == DONE && next->used > budget) status = BUDGET;
-    side_turn(d);
+    side_turn(d, status);
     return status;
 }
 
@@ -700,19 +703,45 @@ typedef struct {
     double deadline;
     size_t budget;
     pthread_mutex_t lock;
+    pthread_cond_t stepped;   /* the backward side ended a step */
+    int stepping;             /* the backward side is in a step (it may give its cell back) */
     int low, high;            /* the cells not yet taken by either side: [low, high) */
     int meet;                 /* the cell to meet at, or -1: where the sides' times balance */
     int halt;                 /* the first failure of either side, seen by the other (atomic) */
-    int status;               /* the backward side's */
 } Meeting;
 
-/* The next cell for one side, or -1 once the sides have met. */
+/* The next cell for one side, or -1 once the sides have met.  The forward side waits
+ * for the backward side's step to end before it takes the sides to have met, since a
+ * backward side past its budget gives its cell back. */
 static int take(Meeting *h, int forward) {
     pthread_mutex_lock(&h->lock);
-    int open = h->low < h->high && (h->meet < 0 || (forward ? h->low < h->meet : h->high > h->meet));
-    int cell = open ? (forward ? h->low++ : --h->high) : -1;
+    if (!forward) h->stepping = 0;
+    int cell = -1;
+    for (;;) {
+        int open = h->low < h->high && (h->meet < 0 || (forward ? h->low < h->meet : h->high > h->meet));
+        if (open) cell = forward ? h->low++ : --h->high;
+        if (open || !forward || !h->stepping) break;
+        pthread_cond_wait(&h->stepped, &h->lock);
+    }
+    if (!forward) {
+        h->stepping = cell >= 0;
+        pthread_cond_broadcast(&h->stepped);
+    }
     pthread_mutex_unlock(&h->lock);
     return cell;
+}
+
+/* The backward side ends: with ``retreat``, cell j (its last) is given back to the
+ * forward side. */
+static void backward_ends(Meeting *h, int retreat, int j) {
+    pthread_mutex_lock(&h->lock);
+    if (retreat) {
+        h->high = j + 1;
+        h->meet = -1;
+    }
+    h->stepping = 0;
+    pthread_cond_broadcast(&h->stepped);
+    pthread_mutex_unlock(&h->lock);
 }
 
 /* Records a side's failure, unless the other side's came first. */
@@ -721,32 +750,39 @@ static void halt_both(Meeting *h, int status) {
     __atomic_compare_exchange_n(&h->halt, &none, status, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
 
+/* The backward side.  Past its budget it does not fail the scan: it gives its cell back
+ * and stops, and the forward side scans on to its last whole layer. */
 static void *scan_backward(void *argument) {
     Meeting *h = argument;
-    int status = side_open(h->s, &h->backward);
-    for (int j; status == DONE && !__atomic_load_n(&h->halt, __ATOMIC_RELAXED) && (j = take(h, 0)) >= 0;)
+    int status = side_open(h->s, &h->backward), j = -1;
+    while (status == DONE && !__atomic_load_n(&h->halt, __ATOMIC_RELAXED) && (j = take(h, 0)) >= 0)
         status = backward_step(h->s, &h->backward, j, h->deadline, h->budget, &h->halt);
-    if (status != DONE) halt_both(h, status);
-    h->status = status;
+    if (status != DONE && status != HALTED && status != BUDGET) halt_both(h, status);
+    if (status == BUDGET) layer_free(h->backward.next);
+    backward_ends(h, status == BUDGET, j);
     return NULL;
 }
 
 static int scan_both(Frontier *s, double deadline, size_t budget, u128 *total, int meet) {
-    Meeting h = {.s = s, .deadline = deadline, .budget = budget, .low = 0, .high = s->n_cells, .meet = meet};
+    /* The backward side is in a step from its start to its first cell. */
+    Meeting h = {.s = s, .deadline = deadline, .budget = budget, .stepping = 1, .low = 0, .high = s->n_cells, .meet = meet};
     pthread_t id;
     pthread_mutex_init(&h.lock, NULL);
+    pthread_cond_init(&h.stepped, NULL);
     if (pthread_create(&id, NULL, scan_backward, &h)) {
         pthread_mutex_destroy(&h.lock);
+        pthread_cond_destroy(&h.stepped);
         return scan(s, deadline, budget, total);
     }
     Side forward;
     int status = side_open(s, &forward);
     for (int i; status == DONE && !__atomic_load_n(&h.halt, __ATOMIC_RELAXED) && (i = take(&h, 1)) >= 0;)
         status = forward_step(s, &forward, i, deadline, budget, &h.halt);
-    if (status != DONE) halt_both(&h, status);
+    if (status != DONE && status != HALTED) halt_both(&h, status);
     pthread_join(id, NULL);
     pthread_mutex_destroy(&h.lock);
-    if (status == DONE) status = h.halt ? h.halt : h.status;
+    pthread_cond_destroy(&h.stepped);
+    status = h.halt;
     *total = 0;
     size_t join_bytes = 0;
     layer_free(forward.next);
