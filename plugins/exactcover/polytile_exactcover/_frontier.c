@@ -435,13 +435,14 @@ static void side_turn(Side *d, int status) {
 
 /* What stops a scan, checked every 4096 states: a cancel, the clock, the other side's
  * failure (``halt``), the budget. */
-static int checked(const Frontier *s, Side *d, double deadline, size_t budget, const int *halt) {
-    if ((++d->work & 4095) == 0) {
+static inline int checked(const Frontier *s, const Layer *next, unsigned long *work, double deadline, size_t budget,
+                          const int *halt) {
+    if ((++*work & 4095) == 0) {
         if (s->cancel) return CANCELLED;
         if (__atomic_load_n(halt, __ATOMIC_RELAXED)) return HALTED;
         if (deadline > 0 && now() > deadline) return TIMED_OUT;
     }
-    return d->next->used > budget ? BUDGET : DONE;
+    return next->used > budget ? BUDGET : DONE;
 }
 
 /* Forward over cell i: layer i+1 (the cells before i+1 covered) from layer i, by placing
@@ -449,14 +450,14 @@ static int checked(const Frontier *s, Side *d, double deadline, size_t budget, c
 static int forward_step(const Frontier *s, Side *d, int i, double deadline, size_t budget, const int *halt) {
     Layer *cur = d->cur, *next = d->next;
     Pending *pending = d->pending;
-    int status = DONE;
+    int status = DONE, waiting = d->waiting;
+    unsigned long work = d->work;
     for (size_t k = 0; status == DONE && k < cur->used; k++) {
         Entry e = cur->entries[k];
         if (e.count == 0) continue;
-        if (d->waiting + (s->first[i + 1] - s->first[i]) + 1 > d->room)
-            status = flush(s, next, pending, &d->waiting, i + 1);
+        if (waiting + (s->first[i + 1] - s->first[i]) + 1 > d->room) status = flush(s, next, pending, &waiting, i + 1);
         if (e.window & 1) {
-            pending[d->waiting++] = (Pending){e.window >> 1, e.tail, e.totals, e.value, e.count, 0, 0};
+            pending[waiting++] = (Pending){e.window >> 1, e.tail, e.totals, e.value, e.count, 0, 0};
             continue;
         }
         for (int o = s->first[i]; o < s->first[i + 1]; o++) {
@@ -469,12 +470,14 @@ static int forward_step(const Frontier *s, Side *d, int i, double deadline, size
                 value += s->rho[o];
                 if (!good_has(s, tail & s->other_tail, totals & s->other_totals, s->region - value)) continue;
             }
-            pending[d->waiting++] = (Pending){(e.window | s->window[o]) >> 1, tail, totals, value, e.count, o,
+            pending[waiting++] = (Pending){(e.window | s->window[o]) >> 1, tail, totals, value, e.count, o,
                                               s->unit != 0};
         }
-        if (status == DONE) status = checked(s, d, deadline, budget, halt);
+        if (status == DONE) status = checked(s, next, &work, deadline, budget, halt);
     }
-    if (status == DONE) status = flush(s, next, pending, &d->waiting, i + 1);
+    if (status == DONE) status = flush(s, next, pending, &waiting, i + 1);
+    d->waiting = waiting;
+    d->work = work;
     if (status == DONE && next->used > budget) status = BUDGET;
     side_turn(d, status);
     return status;
@@ -493,15 +496,15 @@ static int backward_step(const Frontier *s, Side *d, int j, double deadline, siz
     Layer *cur = d->cur, *next = d->next;
     Pending *pending = d->pending;
     Fillable *f = &d->fillable;
-    int status = fillable_start(s, f, j), yes;
+    int status = fillable_start(s, f, j), yes, waiting = d->waiting;
+    unsigned long work = d->work;
     for (size_t k = 0; status == DONE && k < cur->used; k++) {
         Entry e = cur->entries[k];
         if (e.count == 0) continue;
-        if (d->waiting + (s->first[j + 1] - s->first[j]) + 1 > d->room)
-            status = flush(s, next, pending, &d->waiting, j);
+        if (waiting + (s->first[j + 1] - s->first[j]) + 1 > d->room) status = flush(s, next, pending, &waiting, j);
         uint64_t open = e.window << 1 | 1;
         if ((yes = fillable(f, open)) > 0)
-            pending[d->waiting++] = (Pending){open, e.tail, e.totals, e.value, e.count, 0, 0};
+            pending[waiting++] = (Pending){open, e.tail, e.totals, e.value, e.count, 0, 0};
         for (int o = s->first[j]; yes >= 0 && o < s->first[j + 1]; o++) {
             if ((s->window[o] & ~open) || (s->tail[o] & e.tail)) continue;
             int ok;
@@ -512,12 +515,14 @@ static int backward_step(const Frontier *s, Side *d, int j, double deadline, siz
                 value += s->rho[o];
                 if (!good_has(s, tail & s->other_tail, totals & s->other_totals, s->region - value)) continue;
             }
-            pending[d->waiting++] = (Pending){open & ~s->window[o], tail, totals, value, e.count, o, 0};
+            pending[waiting++] = (Pending){open & ~s->window[o], tail, totals, value, e.count, o, 0};
         }
         if (yes < 0) status = NO_MEMORY;
-        if (status == DONE) status = checked(s, d, deadline, budget, halt);
+        if (status == DONE) status = checked(s, next, &work, deadline, budget, halt);
     }
-    if (status == DONE) status = flush(s, next, pending, &d->waiting, j);
+    if (status == DONE) status = flush(s, next, pending, &waiting, j);
+    d->waiting = waiting;
+    d->work = work;
     if (status == DONE && next->used > budget) status = BUDGET;
     side_turn(d, status);
     return status;
