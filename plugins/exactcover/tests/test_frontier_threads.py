@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 import threading
 import time
+from math import comb
 from pathlib import Path
 
 import polytile_exactcover
@@ -66,6 +67,16 @@ def strip(length: int):
         ["#" * length], [api.piece("M", ["#"], unlimited=True), api.piece("D", ["##"], unlimited=True)], host=HOST
     )
     return layout(cover_problem(build_tiling(plan.pieces, plan.region)))
+
+
+def test_two_threads_join_pieces_counted_past_a_byte():
+    """1×100 with at least 64 monominoes and unlimited dominoes (the join's totals do not
+    fit a byte each): the sum over the number of dominoes d of C(100 - d, d)."""
+    plan = api.plan(["#" * 100], [api.piece("M", ["#"], min=64), api.piece("D", ["##"], unlimited=True)], host=HOST)
+    scan = layout(cover_problem(build_tiling(plan.pieces, plan.region)))
+    expected = sum(comb(100 - d, d) for d in range(19))  # 100 - 2d >= 64 monominoes
+    for meet in (-1, 0, 30, 70, 100):
+        assert frontier(scan).run(1 << 40, 0.0, 2, meet)[:2] == ("completed", expected), meet
 
 
 def fibonacci(n: int) -> int:
