@@ -38,6 +38,9 @@ MEMO_STATES = 1_000_000
 # (docs/exactcover.md).
 FRONTIER_SHARE = 4.0
 FRONTIER_FLOOR = 0.25
+# The frontier scan uses at most two threads: one scans forward, one backward, and they
+# meet in the middle (docs/exactcover.md, "On several threads").
+FRONTIER_THREADS = 2
 
 
 def count_covers(
@@ -53,7 +56,7 @@ def count_covers(
     ``options.counter`` says.  On auto: dancing links if it finishes within
     ``PROBE_NODES`` nodes; else Knuth's estimate of the search's time, then the frontier
     scan within its budget of states and of time (``FRONTIER_SHARE`` of the estimated
-    search, on ``threads`` threads), then the memo within its budget, then the search
+    search, on up to two of ``threads`` threads), then the memo within its budget, then the search
     kernel.  ``image_search()`` finds, when first asked, the search of one anchor
     placement per orbit of a symmetric model (or None); it is asked only when the
     frontier does not count the model, since finding the symmetries can cost more than
@@ -84,7 +87,7 @@ def count_covers(
             trial = auto and image_search is not None and budget > IMAGES_FRONTIER_STATES
             if trial:
                 budget = IMAGES_FRONTIER_STATES
-            scan = _Scan(plan, limits, share, threads)
+            scan = _Scan(plan, limits, share, min(threads, FRONTIER_THREADS))
             status, count, states, size = scan(budget)
             if trial and status == "budget" and image_search is not None and image_search() is None:
                 # No symmetry to search less of: the frontier gets its whole budget.
@@ -96,7 +99,7 @@ def count_covers(
                 "frontier_pruning": plan.pruned_by(),
             }
             if threads > 1:
-                peaks["frontier_threads"] = threads
+                peaks["frontier_threads"] = min(threads, FRONTIER_THREADS)
             if status == "completed" or (status in ("interrupted", "time_limit") and limits.reason()):
                 return SearchReport(Termination(status), count, "frontier", {"kernel": "frontier", **peaks})
             if status == "budget":

@@ -1,12 +1,14 @@
-"""The frontier scan on several threads (``Frontier.run(budget, time_limit, threads)``)
-counts what one thread counts, and stops as one thread stops: at its budget, at a cancel,
-at its time limit."""
+"""The frontier scan on two threads (``Frontier.run(budget, time_limit, threads, meet)``:
+a forward and a backward scan joined where they meet) counts what one thread and the
+search count, wherever the two sides meet, and stops as one thread stops: at its budget,
+at a cancel, at its time limit, at an overflow."""
 
 from __future__ import annotations
 
 import random
 import threading
 import time
+from math import comb
 from pathlib import Path
 
 import polytile_exactcover
@@ -38,19 +40,61 @@ def scans(seed: int, number: int, folder: Path):
     return found
 
 
-def test_threads_count_what_one_thread_counts(tmp_path):
+def test_two_threads_count_what_one_thread_and_the_search_count(tmp_path):
+    """On random instances (pieces used once, exactly k times, within a range or
+    unlimited), meeting where the threads' times balance and at every cell: at 0 the
+    backward scan counts alone, at the last the forward scan."""
     seed = random.SystemRandom().randrange(2**32)
     for problem, scan in scans(seed, 25, tmp_path):
         one = frontier(scan).run(1 << 40, 0.0)
         assert one[0] == "completed", seed
         by_search = enumerate_covers(problem, None, Limits(threading.Event(), None)).count
-        for threads in (2, 3):
-            # The peak may differ by a few states: a state first reached without a new
-            # piece is kept unchecked, reached first by a new piece it may be dropped for
-            # a closed pocket, and the threads' order of arrival differs.
-            status, count, _, _ = frontier(scan).run(1 << 40, 0.0, threads)
-            assert (status, count) == ("completed", one[1]), (seed, threads)
         assert one[1] == by_search, seed
+        for meet in (-1, *range(scan.n_cells + 1)):
+            status, count, _, _ = frontier(scan).run(1 << 40, 0.0, 2, meet)
+            assert (status, count) == ("completed", by_search), (seed, meet)
+        # A backward side past its budget gives way: the forward side scans on to its
+        # last whole layer (one instance in five or so is drawn where the backward scan
+        # alone peaks higher than the forward one).
+        alone = frontier(scan).run(1 << 40, 0.0, 2, 0)
+        if alone[2] > one[2]:
+            assert frontier(scan).run(one[2], 0.0, 2, 0)[:2] == ("completed", by_search), seed
+
+
+def strip(length: int):
+    """1×length with unlimited monominoes and dominoes: Fibonacci(length + 1) tilings."""
+    plan = api.plan(
+        ["#" * length], [api.piece("M", ["#"], unlimited=True), api.piece("D", ["##"], unlimited=True)], host=HOST
+    )
+    return layout(cover_problem(build_tiling(plan.pieces, plan.region)))
+
+
+def test_two_threads_join_pieces_counted_past_a_byte():
+    """1×100 with at least 64 monominoes and unlimited dominoes (the join's totals do not
+    fit a byte each): the sum over the number of dominoes d of C(100 - d, d)."""
+    plan = api.plan(["#" * 100], [api.piece("M", ["#"], min=64), api.piece("D", ["##"], unlimited=True)], host=HOST)
+    scan = layout(cover_problem(build_tiling(plan.pieces, plan.region)))
+    expected = sum(comb(100 - d, d) for d in range(19))  # 100 - 2d >= 64 monominoes
+    for meet in (-1, 0, 30, 70, 100):
+        assert frontier(scan).run(1 << 40, 0.0, 2, meet)[:2] == ("completed", expected), meet
+
+
+def fibonacci(n: int) -> int:
+    a, b = 0, 1
+    for _ in range(n):
+        a, b = b, a + b
+    return a
+
+
+def test_two_threads_count_past_64_bits_and_stop_at_128():
+    """Counts past 2^64 are exact; past 2^128 the scan says "overflow", whether a side's
+    table or the join's product passes it."""
+    fits, too_many = strip(180), strip(190)
+    assert fibonacci(181) < 2**128 < fibonacci(191)
+    for meet in (-1, 0, 90, 180):
+        assert frontier(fits).run(1 << 40, 0.0, 2, meet)[:2] == ("completed", fibonacci(181)), meet
+        assert frontier(too_many).run(1 << 40, 0.0, 2, meet)[0] == "overflow", meet
+    assert frontier(too_many).run(1 << 40, 0.0)[0] == "overflow"
 
 
 def large_scan():

@@ -202,6 +202,8 @@ def test_the_pruned_frontier_counts_as_the_brute_force(rows, pieces):
     if not isinstance(scan, str):  # a cell only one placement covers may leave the scan no layout
         assert frontier(scan).run(1 << 62, 0.0)[1] == expected, (rows, pieces)
         assert frontier(unpruned(scan)).run(1 << 62, 0.0)[1] == expected, (rows, pieces)
+        # On two threads, a forward and a backward scan met halfway, both pruned.
+        assert frontier(scan).run(1 << 62, 0.0, 2, scan.n_cells // 2)[1] == expected, (rows, pieces)
     assert solve(model, "count")[0].count == expected, (rows, pieces)
 
 
@@ -253,6 +255,8 @@ def test_closed_pockets_cut_the_scan_of_5x12_pentominoes():
     without = frontier(attrs.evolve(scan, pockets=Pockets())).run(1 << 62, 0.0)
     assert with_pockets[1] == without[1] == 4040
     assert with_pockets[2] < without[2]
+    # On two threads: the backward scan alone (meeting at cell 0), and both halves.
+    assert frontier(scan).run(1 << 62, 0.0, 2, 0)[1] == frontier(scan).run(1 << 62, 0.0, 2)[1] == 4040
 
 
 @pytest.mark.slow
