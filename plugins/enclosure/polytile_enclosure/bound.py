@@ -51,7 +51,6 @@ class RelaxedBound:
     prices: tuple[float, ...]
     rounds: int
     seconds: float
-    uses: tuple[int, ...] = ()  # how often the cycle that gave the bound placed each type
     groups: int = 1  # the groups of the tally that gave the bound
 
 
@@ -139,7 +138,7 @@ def relaxed_bound(
     rotations_closed = all(piece.kind in ("free", "one-sided") for piece in pieces)
     starts = [0] if rotations_closed else [0, 1, 2, 3]
     prices = list(prices) if prices is not None else [0.0] * len(pieces)
-    best, best_prices, best_uses, done = math.inf, tuple(prices), (), 0
+    best, best_prices, done = math.inf, tuple(prices), 0
     factor, stalled = step, 0  # the step's factor, halved after STALL rounds that bring nothing
     while done < rounds:
         moves, move_start = _priced(makers, prices, group)
@@ -166,10 +165,10 @@ def relaxed_bound(
         if on_round is not None:
             on_round(done, bound, live)
         if prove is not None and bound + ROUNDING < prove + 1:
-            best, best_prices, best_uses = prove, tuple(prices), tuple(uses)
+            best, best_prices = prove, tuple(prices)
             break
         if bound < best:
-            best, best_prices, best_uses, stalled = bound, tuple(prices), tuple(uses), 0
+            best, best_prices, stalled = bound, tuple(prices), 0
         else:
             stalled += 1
             if stalled == STALL:
@@ -183,7 +182,7 @@ def relaxed_bound(
     if best == math.inf:
         return None
     seconds = time.perf_counter() - started
-    return RelaxedBound(math.floor(best + ROUNDING), best_prices, done, seconds, best_uses)
+    return RelaxedBound(math.floor(best + ROUNDING), best_prices, done, seconds)
 
 
 def needed_types(
