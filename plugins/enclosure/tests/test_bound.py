@@ -1,6 +1,8 @@
 """The relaxed bound (bound.py), which needs no table per set of pieces: it must never
-fall below a fence that exists.  Checked against the boundary search's proved optimum
-(a second method) on random small sets, and against the known optima of oracles.md."""
+fall below a fence that exists, whatever the groups of its tally, the prices or the
+level it is asked to prove.  Checked against the boundary search's proved optimum (a
+second method) on random small sets, and against the known optima of oracles.md and
+docs/enclosure.md."""
 
 import random
 
