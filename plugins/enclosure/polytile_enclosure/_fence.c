@@ -387,125 +387,372 @@ static PyTypeObject FenceType = {
     .tp_methods = Fence_methods,
 };
 
-/* relaxed(moves, move_start, penalties, limits, n_types, radius, start, seconds): the
- * dynamic program of bound.py.  Like dp() but over (number of pieces placed, direction,
- * position) instead of (set of pieces, direction, position): any piece may be placed
- * again, at the price 2 * penalties[type] (doubles) on top of its doubled gain.
- * ``moves`` are int32 rows (type, d_in, dx, dy, area2) grouped by d_out (move_start[d]
- * .. move_start[d + 1]); limits[c] is how far from the origin a path of c pieces may
- * stand (the reach of the pieces left).  Returns (best doubled value, pieces, uses per
- * type) of the best cycle from (origin, start) back to it, or None when out of time.
- * Each layer's four directions are shared between two threads. */
-typedef struct {
-    int *moves, *move_start, radius, reach, limit, d_from, d_to;
-    const double *penalty;
-    double *before, *here;
-    int *came;
-} Layer;
+/* The positions of a diamond of ``radius``: column x starts at col[x + radius] - (radius - |x|). */
+static long diamond_columns(int radius, long *col) {
+    long size = 0;
+    for (int x = -radius; x <= radius; x++) {
+        int span = radius - absolute(x);
+        col[x + radius] = size + span;
+        size += 2 * span + 1;
+    }
+    return size;
+}
 
-static void *fill_layer(void *arg) {
-    Layer *job = arg;
-    int radius = job->radius, width = 2 * radius + 1, limit = job->limit, reach = job->reach;
-    long plane = (long)width * width;
-    for (int d = job->d_from; d < job->d_to; d++)
-        for (int x = -limit; x <= limit; x++) {
-            int span = limit - absolute(x);
-            for (int y = -span; y <= span; y++) {
-                double top = -1e300;
-                int arg_best = -1;
-                for (int m = job->move_start[d]; m < job->move_start[d + 1]; m++) {
-                    int *mv = job->moves + 5 * m, px = x - mv[2], py = y - mv[3];
-                    if (absolute(px) + absolute(py) > reach) continue;
-                    double v = job->before[mv[1] * plane + (long)(px + radius) * width + (py + radius)];
-                    if (v <= -1e299) continue;
-                    double gain = v + mv[4] - 2 * job->penalty[mv[0]] + (double)px * mv[3] - (double)py * mv[2];
-                    if (gain > top) { top = gain; arg_best = m; }
+/* relaxed(moves, move_start, penalties, limits, bits, start, seconds, threads, floor):
+ * the dynamic program of bound.py.  Like dp() but over (number of pieces placed, set of
+ * the *tracked* types used, direction, position) instead of (set of pieces, direction,
+ * position): a tracked type (bits[type] >= 0, its bit in the set) is placed at most
+ * once; any other may be placed again, at the price 2 * penalties[type] (doubles) on top
+ * of its doubled gain.  ``moves`` are int32 rows (type, d_in, dx, dy, area2) grouped by
+ * d_out (move_start[d] .. move_start[d + 1]); a path of c pieces stands in the diamond
+ * |x| + |y| <= limits[c] (limits[0] = 0: it starts at the origin).
+ *
+ * Pruning by ``floor``: two passes without the sets, forward (the best path to each
+ * state) and backward (the best way from it back to the start), bound every cycle
+ * through a state; a state whose bound, or whose value with the sets plus the backward
+ * bound, is below ``floor`` is dropped.  So the answer is exact whenever it is above
+ * ``floor`` and otherwise only known to be at most ``floor``: the caller takes
+ * max(answer, floor).  Returns (best doubled value or -1e300, pieces, uses per type, live
+ * states) of the best cycle from (origin, start) back to it, or None when out of time. */
+#define NONE_VALUE (-1e300)
+typedef struct {
+    int n, widest, threads, start;
+    const int *moves, *move_start, *move_out, *in_order, *in_start, *group, *limits;
+    int *step, *room;             /* per move: its group's place value in a tally, and its capacity + 1 */
+    int *tallies, *tally_start;   /* the tallies of each layer (their digits add up to c), by layer */
+    int *tally_index;             /* a tally's number within its layer */
+    const double *penalty;
+    long *cols, *planes;          /* per layer: where (x, 0) is in its diamond; the diamond's size */
+    double **ahead, **back;       /* per layer: forward and backward values without the sets, [d][pos] */
+    int **index;                  /* per layer: [d][pos] -> live state number, or -1 */
+    int **live;                   /* per layer: the live states' (d, x, y) */
+    long *counts;                 /* per layer: how many are live */
+    double floor;
+    double deadline;
+    int timed_out;
+} Relax;
+
+static inline long relax_at(const Relax *r, int c, int x, int y) {
+    return r->cols[(long)c * (2 * r->widest + 1) + x + r->limits[c]] + y;
+}
+
+typedef struct {
+    Relax *r;
+    int c, index, threads, backward;
+    const double *before;  /* the set pass: layer c - 1's values, [set][state] */
+    double *here;
+    int16_t *came;
+} Pass;
+
+/* Forward (layer c from c - 1) or backward (layer c from c + 1) without the sets: the
+ * positions of layer c are shared between threads by x. */
+static void *plain_pass(void *arg) {
+    Pass *job = arg;
+    Relax *r = job->r;
+    int c = job->c, limit = r->limits[c];
+    for (int x = -limit + job->index; x <= limit; x += job->threads) {
+        int span = limit - absolute(x);
+        for (int y = -span; y <= span; y++)
+            for (int d = 0; d < 4; d++) {
+                double top = NONE_VALUE;
+                if (!job->backward) {
+                    int other = r->limits[c - 1];
+                    for (int m = r->move_start[d]; m < r->move_start[d + 1]; m++) {
+                        const int *mv = r->moves + 5 * m;
+                        int px = x - mv[2], py = y - mv[3];
+                        if (absolute(px) + absolute(py) > other) continue;
+                        double v = r->ahead[c - 1][mv[1] * r->planes[c - 1] + relax_at(r, c - 1, px, py)];
+                        if (v <= NONE_VALUE) continue;
+                        double gain = v + mv[4] - 2 * r->penalty[mv[0]] + (double)px * mv[3] - (double)py * mv[2];
+                        if (gain > top) top = gain;
+                    }
+                    r->ahead[c][d * r->planes[c] + relax_at(r, c, x, y)] = top;
+                } else {
+                    if (x == 0 && y == 0 && d == r->start) top = 0.0;  /* close here */
+                    if (c < r->n) {
+                        int other = r->limits[c + 1];
+                        for (int k = r->in_start[d]; k < r->in_start[d + 1]; k++) {
+                            const int *mv = r->moves + 5 * r->in_order[k];
+                            int nx = x + mv[2], ny = y + mv[3];
+                            if (absolute(nx) + absolute(ny) > other) continue;
+                            double v = r->back[c + 1][r->move_out[r->in_order[k]] * r->planes[c + 1] + relax_at(r, c + 1, nx, ny)];
+                            if (v <= NONE_VALUE) continue;
+                            double gain = v + mv[4] - 2 * r->penalty[mv[0]] + (double)x * mv[3] - (double)y * mv[2];
+                            if (gain > top) top = gain;
+                        }
+                    }
+                    r->back[c][d * r->planes[c] + relax_at(r, c, x, y)] = top;
                 }
-                long at = d * plane + (long)(x + radius) * width + (y + radius);
-                job->here[at] = top;
-                job->came[at] = arg_best;
             }
-        }
+    }
     return NULL;
 }
 
+/* Layer c with the sets, over its live states: work items are (set, stretch of states). */
+enum { STRETCHES = 16 };
+static void *set_pass(void *arg) {
+    Pass *job = arg;
+    Relax *r = job->r;
+    int c = job->c;
+    long count = r->counts[c], before_count = r->counts[c - 1];
+    int first = r->tally_start[c], tallies = r->tally_start[c + 1] - first;
+    for (long item = job->index; item < (long)tallies * STRETCHES; item += job->threads) {
+        int which = (int)(item / STRETCHES), stretch = (int)(item % STRETCHES), tally = r->tallies[first + which];
+        long from = count * stretch / STRETCHES, to = count * (stretch + 1) / STRETCHES;
+        for (long s = from; s < to; s++) {
+            const int *state = r->live[c] + 3 * s;
+            int d = state[0], x = state[1], y = state[2];
+            double top = NONE_VALUE;
+            int arg_best = -1;
+            for (int m = r->move_start[d]; m < r->move_start[d + 1]; m++) {
+                const int *mv = r->moves + 5 * m;
+                int px = x - mv[2], py = y - mv[3];
+                if (absolute(px) + absolute(py) > r->limits[c - 1]) continue;
+                if ((tally / r->step[m]) % r->room[m] == 0) continue;  /* its group is used up */
+                int at = r->index[c - 1][mv[1] * r->planes[c - 1] + relax_at(r, c - 1, px, py)];
+                if (at < 0) continue;
+                double v = job->before[(long)r->tally_index[tally - r->step[m]] * before_count + at];
+                if (v <= NONE_VALUE) continue;
+                double gain = v + mv[4] - 2 * r->penalty[mv[0]] + (double)px * mv[3] - (double)py * mv[2];
+                if (gain > top) { top = gain; arg_best = m; }
+            }
+            if (r->floor > NONE_VALUE && top > NONE_VALUE && top + r->back[c][d * r->planes[c] + relax_at(r, c, x, y)] < r->floor) top = NONE_VALUE;
+            job->here[(long)which * count + s] = top;
+            job->came[(long)which * count + s] = (int16_t)(top > NONE_VALUE ? arg_best : -1);
+        }
+    }
+    return NULL;
+}
+
+static void run_threads(Pass *jobs, int threads, void *(*work)(void *)) {
+    pthread_t helpers[64];
+    int started[64] = {0};
+    for (int k = 1; k < threads; k++) started[k] = pthread_create(&helpers[k], NULL, work, &jobs[k]) == 0;
+    work(&jobs[0]);
+    for (int k = 1; k < threads; k++) {
+        if (started[k]) pthread_join(helpers[k], NULL); else work(&jobs[k]);
+    }
+}
+
+static void relax_free(Relax *r, double *layers[2], int16_t **came) {
+    for (int c = 0; c <= r->n; c++) {
+        if (r->ahead) free(r->ahead[c]);
+        if (r->back) free(r->back[c]);
+        if (r->index) free(r->index[c]);
+        if (r->live) free(r->live[c]);
+        if (came) free(came[c]);
+    }
+    free(r->ahead); free(r->back); free(r->index); free(r->live); free(r->counts); free(came);
+    free(r->cols); free(r->planes); free(layers[0]); free(layers[1]);
+    free((void *)r->moves); free((void *)r->move_start); free((void *)r->limits); free((void *)r->group);
+    free(r->step); free(r->room); free(r->tallies); free(r->tally_start); free(r->tally_index);
+    free((void *)r->in_order); free((void *)r->in_start); free((void *)r->move_out);
+}
+
 static PyObject *relaxed(PyObject *module, PyObject *args) {
-    PyObject *moves_bytes, *start_bytes, *penalty_bytes, *limit_bytes;
-    int radius, start, n_types;
+    PyObject *moves_bytes, *start_bytes, *penalty_bytes, *limit_bytes, *group_bytes, *capacity_bytes;
+    Relax r = {0};
+    double *layers[2] = {NULL, NULL};
+    int16_t **came = NULL;
     double seconds;
-    if (!PyArg_ParseTuple(args, "OOOOiiid", &moves_bytes, &start_bytes, &penalty_bytes, &limit_bytes, &n_types, &radius,
-                          &start, &seconds))
+    if (!PyArg_ParseTuple(args, "OOOOOOidid", &moves_bytes, &start_bytes, &penalty_bytes, &limit_bytes, &group_bytes,
+                          &capacity_bytes, &r.start, &seconds, &r.threads, &r.floor))
         return NULL;
-    Py_ssize_t n_limits;
-    int *moves = copy_ints(moves_bytes, NULL), *move_start = copy_ints(start_bytes, NULL);
-    int *limits = copy_ints(limit_bytes, &n_limits);
+    if (r.threads < 1) r.threads = 1;
+    if (r.threads > 64) r.threads = 64;
+    Py_ssize_t n_limits, n_moves, n_types, n_groups;
     char *penalty_data;
     Py_ssize_t penalty_size;
-    if (!moves || !move_start || !limits || PyBytes_AsStringAndSize(penalty_bytes, &penalty_data, &penalty_size) < 0) {
-        free(moves); free(move_start); free(limits);
+    int *moves = copy_ints(moves_bytes, &n_moves), *move_start = copy_ints(start_bytes, NULL);
+    int *limits = copy_ints(limit_bytes, &n_limits), *group = copy_ints(group_bytes, &n_types);
+    int *capacity = copy_ints(capacity_bytes, &n_groups);
+    r.moves = moves; r.move_start = move_start; r.limits = limits; r.group = group;
+    if (!moves || !move_start || !limits || !group || !capacity
+        || PyBytes_AsStringAndSize(penalty_bytes, &penalty_data, &penalty_size) < 0) {
+        relax_free(&r, layers, came);
+        free(capacity);
         return NULL;
     }
-    const double *penalty = (const double *)penalty_data;
-    int n = (int)n_limits - 1, width = 2 * radius + 1, timed_out = 0;
-    long plane = (long)width * width, layer = 4 * plane, states = (long)(n + 1) * layer;
-    double *value = malloc(sizeof(double) * states);
-    int *from = malloc(sizeof(int) * states);
-    int *uses = calloc(n_types, sizeof(int));
-    if (!value || !from || !uses) {
-        free(moves); free(move_start); free(limits); free(value); free(from); free(uses);
+    if (n_moves / 5 > INT16_MAX) {
+        relax_free(&r, layers, came);
+        PyErr_SetString(PyExc_ValueError, "too many moves");
+        return NULL;
+    }
+    r.penalty = (const double *)penalty_data;
+    r.n = (int)n_limits - 1;
+    int n = r.n, n_rows = (int)(n_moves / 5);
+    for (int c = 0; c <= n; c++)
+        if (limits[c] > r.widest) r.widest = limits[c];
+    /* the tallies: one digit per group, from 0 to its capacity; those of layer c add up to c */
+    long n_tallies = 1;
+    int *place = malloc(sizeof(int) * (n_groups + 1));
+    for (Py_ssize_t g = 0; place && g < n_groups; g++) {
+        place[g] = (int)n_tallies;
+        n_tallies *= capacity[g] + 1;
+    }
+    r.tallies = malloc(sizeof(int) * n_tallies);
+    r.tally_index = malloc(sizeof(int) * n_tallies);
+    r.tally_start = calloc(n + 2, sizeof(int));
+    r.step = malloc(sizeof(int) * (n_rows + 1));
+    r.room = malloc(sizeof(int) * (n_rows + 1));
+    if (place && r.tallies && r.tally_index && r.tally_start && r.step && r.room) {
+        for (long code = 0; code < n_tallies; code++) {
+            long rest = code;
+            int sum = 0;
+            for (Py_ssize_t g = 0; g < n_groups; g++) { sum += (int)(rest % (capacity[g] + 1)); rest /= capacity[g] + 1; }
+            r.tally_index[code] = sum;  /* for now: its layer */
+            if (sum <= n) r.tally_start[sum + 1]++;
+        }
+        for (int c = 0; c <= n; c++) r.tally_start[c + 1] += r.tally_start[c];
+        int *fill = calloc(n + 1, sizeof(int));
+        for (long code = 0; fill && code < n_tallies; code++) {
+            int layer = r.tally_index[code];
+            if (layer > n) { r.tally_index[code] = -1; continue; }
+            r.tallies[r.tally_start[layer] + fill[layer]] = (int)code;
+            r.tally_index[code] = fill[layer]++;
+        }
+        free(fill);
+        for (int m = 0; m < n_rows; m++) {
+            int g = group[moves[5 * m]];
+            r.step[m] = place[g];
+            r.room[m] = capacity[g] + 1;
+        }
+    }
+    free(place);
+    free(capacity);
+    int *in_order = malloc(sizeof(int) * (n_rows + 1)), *in_start = calloc(5, sizeof(int));
+    int *move_out = malloc(sizeof(int) * (n_rows + 1));
+    r.in_order = in_order; r.in_start = in_start; r.move_out = move_out;
+    r.cols = malloc(sizeof(long) * (size_t)(n + 1) * (2 * r.widest + 1));
+    r.planes = malloc(sizeof(long) * (n + 1));
+    r.ahead = calloc(n + 1, sizeof(double *)); r.back = calloc(n + 1, sizeof(double *));
+    r.index = calloc(n + 1, sizeof(int *)); r.live = calloc(n + 1, sizeof(int *));
+    r.counts = calloc(n + 1, sizeof(long));
+    came = calloc(n + 1, sizeof(int16_t *));
+    int *uses = calloc(n_types > 0 ? n_types : 1, sizeof(int));
+    int failed = !r.tallies || !r.tally_index || !r.tally_start || !r.step || !r.room || !in_order || !in_start || !move_out || !r.cols || !r.planes || !r.ahead || !r.back || !r.index || !r.live || !r.counts
+                 || !came || !uses;
+    for (int c = 0; c <= n && !failed; c++) {
+        r.planes[c] = diamond_columns(limits[c], r.cols + (long)c * (2 * r.widest + 1));
+        r.ahead[c] = malloc(sizeof(double) * 4 * r.planes[c]);
+        r.back[c] = malloc(sizeof(double) * 4 * r.planes[c]);
+        r.index[c] = malloc(sizeof(int) * 4 * r.planes[c]);
+        if (!r.ahead[c] || !r.back[c] || !r.index[c]) failed = 1;
+    }
+    if (failed) {
+        relax_free(&r, layers, came);
+        free(uses);
         return PyErr_NoMemory();
     }
-    double deadline = seconds > 0 ? now() + seconds : 0, best = -1e300;
-    int best_count = 0;
-    Py_BEGIN_ALLOW_THREADS
-    for (long k = 0; k < states; k++) { value[k] = -1e300; from[k] = -1; }
+    /* the moves by d_in, for the backward pass */
     for (int d = 0; d < 4; d++)
-        for (int m = move_start[d]; m < move_start[d + 1]; m++) {
-            int *mv = moves + 5 * m;
-            if (mv[1] != start || absolute(mv[2]) + absolute(mv[3]) > limits[1]) continue;
-            long at = layer + d * plane + (long)(mv[2] + radius) * width + (mv[3] + radius);
-            double gain = mv[4] - 2 * penalty[mv[0]];
-            if (gain > value[at]) { value[at] = gain; from[at] = m; }
-        }
-    for (int c = 2; c <= n && !timed_out; c++) {
-        if (deadline > 0 && now() > deadline) timed_out = 1;
-        Layer jobs[2];
-        for (int k = 0; k < 2; k++)
-            jobs[k] = (Layer){moves, move_start, radius, limits[c - 1], limits[c], 2 * k, 2 * k + 2, penalty,
-                              value + (long)(c - 1) * layer, value + (long)c * layer, from + (long)c * layer};
-        pthread_t helper;
-        int threaded = pthread_create(&helper, NULL, fill_layer, &jobs[1]) == 0;
-        fill_layer(&jobs[0]);
-        if (threaded) pthread_join(helper, NULL); else fill_layer(&jobs[1]);
+        for (int m = move_start[d]; m < move_start[d + 1]; m++) move_out[m] = d;
+    for (int m = 0; m < n_rows; m++) in_start[moves[5 * m + 1] + 1]++;
+    for (int d = 0; d < 4; d++) in_start[d + 1] += in_start[d];
+    {
+        int fill[4] = {in_start[0], in_start[1], in_start[2], in_start[3]};
+        for (int m = 0; m < n_rows; m++) in_order[fill[moves[5 * m + 1]]++] = m;
     }
-    long origin = (long)start * plane + (long)radius * width + radius;
-    for (int c = 1; c <= n; c++)
-        if (value[(long)c * layer + origin] > best) { best = value[(long)c * layer + origin]; best_count = c; }
-    if (best > -1e299) {
-        int x = 0, y = 0, d = start;
+    double deadline = seconds > 0 ? now() + seconds : 0, best = NONE_VALUE;
+    int best_count = 0, best_set = 0, timed_out = 0;
+    long live_states = 0;
+    Py_BEGIN_ALLOW_THREADS
+    Pass jobs[64];
+    for (long k = 0; k < 4 * r.planes[0]; k++) r.ahead[0][k] = NONE_VALUE;
+    r.ahead[0][r.start] = 0.0;
+    int pruning = r.floor > NONE_VALUE;  /* without a floor every state is live: no passes without the tallies */
+    for (int c = 1; c <= n && !timed_out && pruning; c++) {
+        for (int k = 0; k < r.threads; k++) jobs[k] = (Pass){&r, c, k, r.threads, 0, NULL, NULL, NULL};
+        run_threads(jobs, r.threads, plain_pass);
+        if (deadline > 0 && now() > deadline) timed_out = 1;
+    }
+    for (int c = n; c >= 0 && !timed_out && pruning; c--) {
+        for (int k = 0; k < r.threads; k++) jobs[k] = (Pass){&r, c, k, r.threads, 1, NULL, NULL, NULL};
+        run_threads(jobs, r.threads, plain_pass);
+        if (deadline > 0 && now() > deadline) timed_out = 1;
+    }
+    /* the live states: a cycle through them may reach ``floor`` */
+    for (int c = 0; c <= n && !timed_out; c++) {
+        long count = 0;
+        for (long k = 0; k < 4 * r.planes[c]; k++) {
+            int alive = !pruning || r.ahead[c][k] > NONE_VALUE && r.back[c][k] > NONE_VALUE && r.ahead[c][k] + r.back[c][k] >= r.floor;
+            r.index[c][k] = alive ? (int)count++ : -1;
+        }
+        r.counts[c] = count;
+        live_states += count;
+        r.live[c] = malloc(sizeof(int) * 3 * (count > 0 ? count : 1));
+        if (!r.live[c]) { timed_out = -1; break; }
+        for (int d = 0; d < 4; d++) {
+            int limit = limits[c];
+            for (int x = -limit; x <= limit; x++) {
+                int span = limit - absolute(x);
+                for (int y = -span; y <= span; y++) {
+                    int at = r.index[c][d * r.planes[c] + relax_at(&r, c, x, y)];
+                    if (at < 0) continue;
+                    r.live[c][3 * at] = d; r.live[c][3 * at + 1] = x; r.live[c][3 * at + 2] = y;
+                }
+            }
+        }
+    }
+    /* the tallies, over the live states, two layers of values at a time */
+    long widest_count = 0;
+    for (int c = 0; c <= n; c++) {
+        long size = r.counts[c] * (long)(r.tally_start[c + 1] - r.tally_start[c]);
+        if (size > widest_count) widest_count = size;
+    }
+    if (!timed_out && widest_count > 0) {
+        layers[0] = malloc(sizeof(double) * widest_count);
+        layers[1] = malloc(sizeof(double) * widest_count);
+        if (!layers[0] || !layers[1]) timed_out = -1;
+    }
+    if (!timed_out && widest_count > 0 && r.counts[0] > 0) {
+        for (long k = 0; k < r.counts[0]; k++) layers[0][k] = NONE_VALUE;
+        layers[0][r.index[0][r.start]] = 0.0;  /* the empty tally, at the origin, heading ``start`` */
+        for (int c = 1; c <= n && !timed_out; c++) {
+            if (deadline > 0 && now() > deadline) { timed_out = 1; break; }
+            long size = r.counts[c] * (long)(r.tally_start[c + 1] - r.tally_start[c]);
+            if (!(came[c] = malloc(sizeof(int16_t) * (size > 0 ? size : 1)))) { timed_out = -1; break; }
+            for (int k = 0; k < r.threads; k++) jobs[k] = (Pass){&r, c, k, r.threads, 0, layers[(c - 1) & 1], layers[c & 1], came[c]};
+            run_threads(jobs, r.threads, set_pass);
+            int origin = r.index[c][r.start * r.planes[c] + relax_at(&r, c, 0, 0)];
+            if (origin < 0) continue;
+            for (int which = 0; which < r.tally_start[c + 1] - r.tally_start[c]; which++) {
+                double value = layers[c & 1][(long)which * r.counts[c] + origin];
+                if (value > best) { best = value; best_count = c; best_set = which; }
+            }
+        }
+    }
+    if (!timed_out && best > NONE_VALUE) {
+        int x = 0, y = 0, d = r.start, tally = r.tallies[r.tally_start[best_count] + best_set];
         for (int c = best_count; c >= 1; c--) {
-            int *mv = moves + 5 * from[(long)c * layer + d * plane + (long)(x + radius) * width + (y + radius)];
+            int at = r.index[c][d * r.planes[c] + relax_at(&r, c, x, y)];
+            int m = came[c][(long)r.tally_index[tally] * r.counts[c] + at];
+            const int *mv = moves + 5 * m;
             uses[mv[0]]++;
             x -= mv[2]; y -= mv[3]; d = mv[1];
+            tally -= r.step[m];
         }
     }
     Py_END_ALLOW_THREADS
     PyObject *out;
-    if (timed_out) {
+    if (timed_out < 0) {
+        out = PyErr_NoMemory();
+    } else if (timed_out) {
         out = Py_None;
         Py_INCREF(out);
     } else {
         PyObject *counts = PyTuple_New(n_types);
-        for (int k = 0; k < n_types; k++) PyTuple_SET_ITEM(counts, k, PyLong_FromLong(uses[k]));
-        out = Py_BuildValue("(diN)", best, best_count, counts);
+        for (Py_ssize_t k = 0; k < n_types; k++) PyTuple_SET_ITEM(counts, k, PyLong_FromLong(uses[k]));
+        out = Py_BuildValue("(diNl)", best, best_count, counts, live_states);
     }
-    free(moves); free(move_start); free(limits); free(value); free(from); free(uses);
+    relax_free(&r, layers, came);
+    free(uses);
     return out;
 }
 
 static PyMethodDef module_methods[] = {
     {"relaxed", relaxed, METH_VARARGS,
-     "relaxed(moves, move_start, penalties, limits, n_types, radius, start, seconds) -> (best doubled value, pieces, uses per type) or None"},
+     "relaxed(moves, move_start, penalties, limits, bits, start, seconds, threads, floor) -> (best doubled value, pieces, uses per type, live states) or None"},
     {NULL, NULL, 0, NULL},
 };
 

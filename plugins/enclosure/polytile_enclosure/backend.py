@@ -31,7 +31,7 @@ from polytile_core.plugin import (
     report_progress,
 )
 from polytile_enclosure import checkpoint
-from polytile_enclosure.bound import relaxed_bound
+from polytile_enclosure.bound import grouped_bound
 from polytile_enclosure.check import enclosed_pockets
 from polytile_enclosure.fence import BoundarySearch, Fenced, Placements, TooManyPieces, canonical
 from polytile_enclosure.finder import FinderSettings, Finding, OrderSearch, anneal
@@ -133,8 +133,8 @@ class FenceFinder:
         if self.path is not None:
             checkpoint.writable(self.path)  # before any search: never write over a file not ours
             self.saved = checkpoint.load(self.path, self.pieces, problem.neighbours)
-        threads = settings.workers or os.cpu_count() or 1
-        self.search = OrderSearch(self.pieces, problem.neighbours, FinderSettings(threads=threads))
+        self.threads = settings.workers or os.cpu_count() or 1
+        self.search = OrderSearch(self.pieces, problem.neighbours, FinderSettings(threads=self.threads))
         self.best: Fenced | None = None  # on the board
         self.best_plane: Fenced | None = self.saved.fence if self.saved else None
         self.best_order = self.saved.order if self.saved else None
@@ -166,12 +166,13 @@ class FenceFinder:
         if share and not self.stop.is_set():
             report_progress(stage="computing the bound (relaxed dynamic program)")
             target = len(self.best.pocket) if self.best else 0
-            bound = relaxed_bound(
+            bound = grouped_bound(
                 self.pieces,
                 self.problem.neighbours,
-                target=target,
+                prove=target,
                 rounds=self.problem.bound_rounds,
                 time_limit=max(self.left(), 1e-3),
+                threads=self.threads,
             )
         best = len(self.best.pocket) if self.best else None
         details = {
@@ -182,7 +183,8 @@ class FenceFinder:
             "orders evaluated": found.evaluations,
             "time budget": self.budget_said,
             "search seconds": round(found.seconds, 2),
-            "bound proof": f"relaxed dynamic program (bound.py), {bound.rounds} rounds in {bound.seconds:.1f} s"
+            "bound proof": f"relaxed dynamic program (bound.py), {bound.rounds} rounds in {bound.seconds:.1f} s, "
+            f"the last with {bound.groups} group{'s' if bound.groups > 1 else ''} of piece types"
             if bound
             else "none: the relaxed bound was not computed (bound_rounds = 0, or no time left for one round)",
         }

@@ -2,18 +2,27 @@
 
 The boundary search (``fence.py``) proves optima with a dynamic program over (junction
 state, set of pieces used), which stops at about 16 pieces: 2^n sets.  Here the set is
-replaced by the number of pieces placed, and "each piece at most once" by a price per
-piece type (Lagrangian relaxation): for any prices ``l >= 0``,
+replaced by a *tally*: the piece types are split into groups, and the state counts how
+many pieces of each group the path has placed, at most the group's copies; "each type at
+most its copies" within a group becomes a price per type (Lagrangian relaxation): for
+any prices ``l >= 0``,
 
     largest pocket <= relaxed(l) / 2 + sum over types of l[type] * copies[type],
 
-where ``relaxed(l)`` is the best doubled value of a closed cycle of at most n moves
-from the same junction state, any piece type placed any number of times, each
-placement paying ``2 * l[type]`` (``_fence.relaxed``, in C).  A real fence is such a
-cycle using each type at most its copies, so it pays at most the sum added back.
-Subgradient steps raise the price of types used too often and lower the others; every
-value met is a valid bound and the least is kept.  Overlaps and the junction of the
-cycle's last piece with its first are treated as in the boundary search.
+where ``relaxed(l)`` is the best doubled value of a closed cycle from the same junction
+state whose tally never exceeds a group's copies, each placement paying ``2 * l[type]``
+(``_fence.relaxed``, in C).  Why it is a bound: a real fence is such a cycle (it uses
+each type at most its copies, so each group at most the group's copies), and it pays at
+most the sum added back.  One group is the plain relaxation (the tally is the number of
+pieces); groups of one type each would be the boundary search's sets.  Subgradient steps
+raise the price of types used too often and lower the others; every value met is a
+valid bound and the least is kept.  Overlaps and the junction of the cycle's last piece
+with its first are treated as in the boundary search.
+
+With ``prove = L``, the dynamic program drops every state through which no cycle
+(without the tally) can reach L + 1, so a round either finds a cycle above L exactly or
+shows that none reaches L + 1: then L is the bound.  ``grouped_bound`` runs the plain
+rounds, then splits the types by their prices into groups and runs tallied rounds.
 """
 
 from __future__ import annotations
@@ -21,7 +30,7 @@ from __future__ import annotations
 import array
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import attrs
 
@@ -29,6 +38,7 @@ from polytile_core.plugin import PieceType
 from polytile_enclosure._fence import relaxed
 from polytile_enclosure.fence import visits
 
+ROUNDING = 1e-6  # doubles add areas and prices: a value this close above a whole number may be it
 STALL = 5  # (on the pentominoes: 131 after 100 rounds, where a fixed step gave 134)
 
 
@@ -41,6 +51,7 @@ class RelaxedBound:
     prices: tuple[float, ...]
     rounds: int
     seconds: float
+    groups: int = 1  # the groups of the tally that gave the bound
 
 
 Move = tuple[int, int, int, int]  # d_in, d_out, dx, dy
@@ -63,13 +74,19 @@ def _moves(pieces: Sequence[PieceType], neighbours: int) -> tuple[dict[Move, lis
     return makers, reach
 
 
-def _priced(makers: dict[Move, list[tuple[int, int]]], prices: list[float]) -> tuple[bytes, bytes]:
-    """For each move the type that gains most from it at these prices (the others can never
-    beat it there), as int32 rows (type, d_in, dx, dy, area2) grouped by d_out."""
+def _priced(makers: dict[Move, list[tuple[int, int]]], prices: list[float], group: list[int]) -> tuple[bytes, bytes]:
+    """For each move and group the type of that group that gains most from it at these
+    prices (the others can never beat it there: they count against the same tally), as
+    int32 rows (type, d_in, dx, dy, area2) grouped by d_out."""
     by_out: list[list[int]] = [[], [], [], []]
     for (d_in, d_out, dx, dy), offers in makers.items():
-        area2, kind = max(offers, key=lambda offer: offer[0] - 2 * prices[offer[1]])
-        by_out[d_out] += [kind, d_in, dx, dy, area2]
+        best: dict[int, tuple[int, int]] = {}
+        for area2, kind in offers:
+            held = best.get(group[kind])
+            if held is None or area2 - 2 * prices[kind] > held[0] - 2 * prices[held[1]]:
+                best[group[kind]] = (area2, kind)
+        for area2, kind in best.values():
+            by_out[d_out] += [kind, d_in, dx, dy, area2]
     starts = [0]
     for rows in by_out:
         starts.append(starts[-1] + len(rows) // 5)
@@ -84,43 +101,72 @@ def relaxed_bound(
     rounds: int = 40,
     time_limit: float | None = None,
     prices: Sequence[float] | None = None,
+    groups: Sequence[Sequence[int]] | None = None,
+    threads: int = 2,
+    prove: int | None = None,
+    on_round: Callable[[int, float, int], None] | None = None,
+    step: float = 2.0,
 ) -> RelaxedBound | None:
     """The least bound over ``rounds`` subgradient steps (Polyak's step towards ``target``,
     a fence's size known or hoped for: it only sets the step length, with a factor
     halved whenever ``STALL`` rounds bring nothing); None if the first round did not
     finish within ``time_limit``.  ``prices``: where the prices start (a warm start, e.g.
-    the prices of a larger set); any prices give a valid bound."""
+    the prices of a larger set); any prices give a valid bound.  ``groups``: the types
+    of each group (one group by default); ``prove``: stop with the bound ``prove`` as
+    soon as a round shows that no cycle reaches ``prove + 1``; ``step``: the step's
+    first factor (from the pentominoes' 130, 2 proves 128 with 3 groups in 26 tallied
+    rounds, 1 in 55, 0.5 not in 100); ``on_round(round, bound, live
+    states)`` after each round; ``threads`` for the C dynamic program."""
     started = time.perf_counter()
     makers, reach = _moves(pieces, neighbours)
     copies = [piece.maximum or 0 for piece in pieces]
     reaches = sorted((reach[kind] for kind, count in enumerate(copies) for _ in range(count)), reverse=True)
     n = len(reaches)
     radius = sum(reaches) // 2 + 1
-    # After c pieces the path must be able to come back with the n - c farthest-reaching left.
-    limits = array.array("i", [min(radius, sum(reaches[: n - c])) for c in range(n + 1)]).tobytes()
+    # After c pieces the path is at most the c farthest-reaching pieces from the origin, and
+    # must be able to come back with the n - c farthest-reaching left.
+    limits = array.array("i", [min(radius, sum(reaches[:c]), sum(reaches[: n - c])) for c in range(n + 1)]).tobytes()
+    groups = [list(range(len(pieces)))] if groups is None else [list(g) for g in groups]
+    group = [0] * len(pieces)
+    for number, members in enumerate(groups):
+        for kind in members:
+            group[kind] = number
+    if sorted(kind for members in groups for kind in members) != list(range(len(pieces))):
+        raise ValueError("the groups must split the piece types")
+    capacity = array.array("i", [sum(copies[kind] for kind in members) for members in groups]).tobytes()
+    group_of = array.array("i", group).tobytes()
     rotations_closed = all(piece.kind in ("free", "one-sided") for piece in pieces)
     starts = [0] if rotations_closed else [0, 1, 2, 3]
     prices = list(prices) if prices is not None else [0.0] * len(pieces)
     best, best_prices, done = math.inf, tuple(prices), 0
-    factor, stalled = 2.0, 0  # the step's factor, halved after STALL rounds that bring nothing
+    factor, stalled = step, 0  # the step's factor, halved after STALL rounds that bring nothing
     while done < rounds:
-        moves, move_start = _priced(makers, prices)
+        moves, move_start = _priced(makers, prices, group)
         penalties = array.array("d", prices).tobytes()
+        paid = sum(p * c for p, c in zip(prices, copies, strict=True))
         answers = []
         for start in starts:
             left = None if time_limit is None else time_limit - (time.perf_counter() - started)
             if left is not None and left <= 0:
                 break
-            answer = relaxed(moves, move_start, penalties, limits, len(pieces), radius, start, left or 0.0)
+            floor = 2 * (prove + 1 - paid - ROUNDING) if prove is not None else -1e300
+            answer = relaxed(
+                moves, move_start, penalties, limits, group_of, capacity, start, left or 0.0, threads, floor
+            )
             if answer is None:
                 break
             answers.append(answer)
         if len(answers) < len(starts):
             break  # out of time: an unfinished round bounds nothing
         done += 1
-        value, _, uses = max(answers)
+        value, _, uses, live = max(answers)
         # No pieces at all enclose 0, so the bound is never below 0 (when no cycle closes, it is 0).
-        bound = max(0.0, value / 2 + sum(p * c for p, c in zip(prices, copies, strict=True)))
+        bound = max(0.0, value / 2 + paid)
+        if on_round is not None:
+            on_round(done, bound, live)
+        if prove is not None and bound + ROUNDING < prove + 1:
+            best, best_prices = prove, tuple(prices)
+            break
         if bound < best:
             best, best_prices, stalled = bound, tuple(prices), 0
         else:
@@ -135,7 +181,8 @@ def relaxed_bound(
         prices = [max(0.0, p + length * g) for p, g in zip(prices, slope, strict=True)]
     if best == math.inf:
         return None
-    return RelaxedBound(math.floor(best + 1e-6), best_prices, done, time.perf_counter() - started)
+    seconds = time.perf_counter() - started
+    return RelaxedBound(math.floor(best + ROUNDING), best_prices, done, seconds)
 
 
 def needed_types(
@@ -155,3 +202,51 @@ def needed_types(
         assert bound is not None
         found.append((piece.name, bound.bound))
     return found
+
+
+GROUPS = 3  # the one-sided pentominoes: 309 with 2 groups, 308 (their optimum) with 3
+
+
+def grouped_bound(
+    pieces: Sequence[PieceType],
+    neighbours: int,
+    *,
+    prove: int,
+    rounds: int = 40,
+    groups: int = GROUPS,
+    time_limit: float | None = None,
+    threads: int = 2,
+    on_round: Callable[[int, float, int], None] | None = None,
+) -> RelaxedBound | None:
+    """A bound aimed at proving that no fence beats ``prove`` (a fence found): first
+    ``rounds`` plain rounds (one group), then, unless they prove it, the types split
+    into ``groups`` groups by their prices (the dearest together: the types a relaxed
+    cycle repeats) and ``rounds`` tallied rounds from those prices, within the time
+    left.  The least bound of the two; None if the first plain round did not finish."""
+    started = time.perf_counter()
+    plain = relaxed_bound(
+        pieces, neighbours, target=prove, rounds=rounds, time_limit=time_limit, threads=threads, on_round=on_round
+    )
+    if plain is None or plain.bound <= prove or groups < 2 or len(pieces) < groups:
+        return plain
+    order = sorted(range(len(pieces)), key=lambda kind: -plain.prices[kind])
+    split = [order[len(order) * g // groups : len(order) * (g + 1) // groups] for g in range(groups)]
+    left = None if time_limit is None else time_limit - (time.perf_counter() - started)
+    if left is not None and left <= 0:
+        return plain
+    tallied = relaxed_bound(
+        pieces,
+        neighbours,
+        target=prove,
+        rounds=rounds,
+        time_limit=left,
+        prices=plain.prices,
+        groups=split,
+        threads=threads,
+        prove=prove,
+        on_round=on_round,
+    )
+    seconds = time.perf_counter() - started
+    if tallied is None or tallied.bound >= plain.bound:
+        return attrs.evolve(plain, seconds=seconds)
+    return attrs.evolve(tallied, rounds=plain.rounds + tallied.rounds, seconds=seconds, groups=len(split))

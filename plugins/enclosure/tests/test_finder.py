@@ -208,3 +208,20 @@ def test_the_fences_the_docs_report_are_real(name, spec, neighbours):
     saved = checkpoint.load(path, pieces, neighbours)
     assert saved is not None and saved.fence is not None
     assert flood_fill_pocket(saved.fence, neighbours) == int(name.rsplit("-", 1)[1])
+
+
+@pytest.mark.slow
+def test_the_finder_route_proves_the_pentominoes_128_with_the_tallied_bound(solve, monkeypatch):
+    # No memory for the subset tables: the finder's fence, then the tallied bound proves it
+    # (oracles.md: 128, proved optimal by Shimauchi; the boundary search proves it too).
+    from polytile_enclosure import fence as fence_module
+
+    monkeypatch.setattr(fence_module, "table_limit", lambda: 0.0)
+    body = (
+        '[[pieces]]\nfamily = "pentominoes"\n[options.enclose]\nbound_rounds = 100\n'
+        "[solve]\ntime_limit = 90\nseed = 1\n"
+    )
+    result = solve(body)
+    assert "fence finder" in result.details["method"]
+    assert result.objective == 128 and result.bound == 128 and result.found == Found.OPTIMAL
+    assert "group" in result.details["bound proof"]
