@@ -197,7 +197,9 @@ class SplitRunner:
 
     def lines_for(self, part: Part) -> Lines | None:
         """A listing to .jsonl has its workers make the lines: a listing of millions is
-        bound by making them, and the workers share that.  Not when the collector must
+        bound by making them, and the split's own thread has the parts to hand out and
+        the file to write (workers that are processes or machines also share the work;
+        threads share the GIL).  Not when the collector must
         see each solution (it ranks or filters them, or keeps them all), when a checkpoint
         records them, or when a part stands for copies of its pieces (made here)."""
         collector = self.context.collector
