@@ -229,16 +229,20 @@ def _placed_text(piece: str, cells: Iterable[Sequence[int]]) -> str:
     return json.dumps([piece, _flat(cells)], separators=(",", ":"))
 
 
+def _line_ends(part: str | None) -> tuple[str, str]:
+    """What comes before and after a solution's placed pieces' texts on its line: what
+    ``_line`` makes of ``solution_data``, less the pieces."""
+    return '{"line":"solution","placements":[', "]}\n" if part is None else '],"part":' + json.dumps(part) + "}\n"
+
+
 def _solution_line(texts: list[str], part: str | None) -> str:
-    """A solution's line from its placed pieces' texts: what ``_line`` makes of
-    ``solution_data``, in one join."""
-    tail = "" if part is None else ',"part":' + json.dumps(part)
-    return '{"line":"solution","placements":[' + ",".join(texts) + "]" + tail + "}\n"
+    head, tail = _line_ends(part)
+    return head + ",".join(texts) + tail
 
 
 class SolutionLines:
     """The .jsonl lines of one model's tilings, made straight from the variables that are 1
-    (``ResultLines.add_line``): each placement's text is made once, and a line joins them.
+    (``ResultLines.add_lines``): each placement's text is made once, and a line joins them.
     A listing of millions is bound by what it does per tiling, and building a Solution
     to write it cost several times what the line itself does."""
 
@@ -246,14 +250,10 @@ class SolutionLines:
         self.placements = placements
         self.texts: dict[int, str] = {}
 
-    def line(self, ones: Iterable[int], part: str | None = None) -> str:
-        return self.lines([ones], part)
-
     def lines(self, many: Iterable[Iterable[int]], part: str | None = None) -> str:
         """The lines of ``many`` tilings (each its variables that are 1), one text."""
         texts = self.texts
-        head = '{"line":"solution","placements":['
-        tail = "]}\n" if part is None else '],"part":' + json.dumps(part) + "}\n"
+        head, tail = _line_ends(part)
         try:
             return "".join([head + ",".join([texts[var] for var in ones]) + tail for ones in many])
         except KeyError:  # a placement not seen yet, or a variable that places no piece

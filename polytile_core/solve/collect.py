@@ -100,23 +100,31 @@ class Collector:
             for ones in many:
                 self.add(solution_of(model, ones, pieces, part))
             return
-        with self.lock:
-            self.seen += len(many)
-            self.accepted += len(many)
-            room = len(many) if self.keep is None else max(0, self.keep - len(self.kept))
-            self.kept.extend(solution_of(model, ones, pieces, part) for ones in many[:room])
-        assert self.on_line is not None
-        self.on_line(lines.lines(many, part), len(many))
+        self._take_lines(model, many, lines.lines(many, part), len(many), pieces, part)
 
     def add_lines(self, model: Model, first: list[list[int]], text: str, count: int, part: str | None) -> None:
         """``count`` solutions of ``model`` as a worker wrote their lines (``text``), with
         the first of them (``first``, at least as many as this keeps) to keep."""
-        assert self.on_line is not None and self.takes_lines(model)
+        assert self.takes_lines(model)
+        self._take_lines(model, first, text, count, {}, part)
+
+    def _take_lines(
+        self,
+        model: Model,
+        first: list[list[int]],
+        text: str,
+        count: int,
+        pieces: dict[int, PlacedPiece],
+        part: str | None,
+    ) -> None:
+        """Count ``count`` solutions, keep what room is left from ``first``, and pass their
+        lines on."""
         with self.lock:
             self.seen += count
             self.accepted += count
             room = count if self.keep is None else max(0, self.keep - len(self.kept))
-            self.kept.extend(solution_of(model, ones, {}, part) for ones in first[:room])
+            self.kept.extend(solution_of(model, ones, pieces, part) for ones in first[:room])
+        assert self.on_line is not None
         self.on_line(text, count)
 
     def takes_lines(self, model: Model) -> bool:

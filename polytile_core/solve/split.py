@@ -160,7 +160,8 @@ class SplitRunner:
         if recorded is not None:
             self.finished(part, recorded)
             return
-        future = submitter.submit(part, self._part_settings(), self.keep_for_part(part), self.lines_for(part))
+        lines = self.lines_for(part)
+        future = submitter.submit(part, self._part_settings(), self.keep_for_part(lines), lines)
         self.in_flight[future] = (part, time.perf_counter())
 
     def _take_back(self, submitter: _Submitter) -> bool:
@@ -174,8 +175,9 @@ class SplitRunner:
                 if part.fixed is not None:
                     submitter.answered(outcome)
                 if isinstance(outcome, ModelNeeded):
+                    lines = self.lines_for(part)
                     again = submitter.submit(
-                        part, self._part_settings(), self.keep_for_part(part), self.lines_for(part), with_model=True
+                        part, self._part_settings(), self.keep_for_part(lines), lines, with_model=True
                     )
                     self.in_flight[again] = (part, handed_over)
                     continue
@@ -209,11 +211,12 @@ class SplitRunner:
             return None
         return Lines(part.key, part.images)
 
-    def keep_for_part(self, part: Part) -> int | None:
+    def keep_for_part(self, lines: Lines | None) -> int | None:
+        """The solutions a part sends back; with ``lines`` (``lines_for``), only the first."""
         if self.mode == "count":
             return 0
         if self.mode == "all":
-            if self.lines_for(part) is not None:
+            if lines is not None:
                 return self.context.collector.keep  # the others reach the stream as lines
             return None  # every one: keep bounds what the collector holds, never what reaches the stream
         return 1

@@ -67,26 +67,25 @@ def solve_part(
     ``keep`` caps the solutions sent back (``None``: all of them, 0: none, for counting).
     ``stop`` is an event the worker can see (thread executors); process workers are
     stopped by killing them instead.  ``lines`` (a listing to .jsonl): every solution's
-    line is made here, where the work is shared by the workers, and sent back as text.
+    line is made here, in the worker, and sent back as text with the first ``keep``.
     """
     started = time.perf_counter()
     solutions: list[list[int]] = []
-    found: list[list[int]] = []
 
     def on_solution(ones: list[int]) -> None:
-        if lines is not None:
-            found.append(list(ones))
-        if keep is None or len(solutions) < keep:
+        if lines is not None or keep is None or len(solutions) < keep:
             solutions.append(list(ones))
 
     answer = factory(backend_options).solve(model, settings, on_solution, stop or threading.Event())
     seconds = time.perf_counter() - started
     if lines is None:
         return PartOutcome(answer, solutions, seconds)
+    found = solutions
     if lines.images:
-        found = [sorted(map(image.__getitem__, ones)) for ones in found for image in lines.images]
+        found = [sorted(map(image.__getitem__, ones)) for ones in solutions for image in lines.images]
     text = SolutionLines(model.placements).lines(found, lines.part)
-    return PartOutcome(answer, solutions, seconds, lines=text, lines_count=len(found))
+    first = solutions if keep is None else solutions[:keep]
+    return PartOutcome(answer, first, seconds, lines=text, lines_count=len(found))
 
 
 @attrs.frozen

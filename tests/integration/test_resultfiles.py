@@ -149,7 +149,7 @@ def test_a_line_made_from_the_variables_is_the_solution_s_line():
             ones = sorted(rng.sample(range(model.num_variables), min(6, model.num_variables)))
             part = rng.choice([None, "3", 'a "b"'])
             data = {"line": "solution", **solution_data(solution_of(model, ones, {}, part))}
-            assert lines.line(ones, part) == json.dumps(data, separators=(",", ":")) + "\n", f"seed {seed}"
+            assert lines.lines([ones], part) == json.dumps(data, separators=(",", ":")) + "\n", f"seed {seed}"
 
 
 def test_render_draws_from_jsonl(tmp_path, pipeline):
