@@ -64,8 +64,22 @@ def _terminate_like_ctrl_c(signum: int, frame: FrameType | None) -> None:
         handler(signum, frame)
 
 
+def process_started() -> float:
+    """When this process started, on ``time.monotonic()``'s clock, so that a time limit
+    covers the interpreter's start and the imports too (Linux: ``/proc/self/stat``'s
+    start time); where that cannot be read, now."""
+    now = time.monotonic()
+    try:
+        with open("/proc/self/stat", encoding="ascii") as stat:
+            ticks = int(stat.read().rsplit(")", 1)[1].split()[19])  # field 22, after the name
+        age = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return now
+    return now - min(max(age, 0.0), now)
+
+
 def main(argv: list[str] | None = None) -> int:
-    started = time.monotonic()  # a solve's time limit counts from here (``run(started=)``)
+    started = process_started()  # a solve's time limit counts from here (``run(started=)``)
     in_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _terminate_like_ctrl_c) if in_main_thread else None
     try:

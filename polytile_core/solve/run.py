@@ -69,7 +69,7 @@ def run(
     The time limit covers the whole run: building the model stops at the deadline too,
     and every step gets the time that is left.  ``started`` (``time.monotonic()``, default
     now) is when the limit's clock started: the command line passes its own start, so
-    that loading the plugins and the pipeline count against the limit as well (the
+    that starting Python, loading the plugins and the pipeline count against the limit (the
     result's ``seconds`` are the run's own, from this call).
     """
     stop = stop or threading.Event()

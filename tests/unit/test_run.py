@@ -1,6 +1,8 @@
 """The run: each option is checked once when the plan is made, and a model that claims
 symmetries it does not have is an error, not a wrong count."""
 
+import subprocess
+import sys
 import threading
 import time
 
@@ -53,3 +55,16 @@ def test_the_stop_relay_halts_a_solve_soon_after_its_stop_also_after_its_thread_
             assert halted.wait(1.0)
         time.sleep(0.4)  # idle past RELAY_IDLE: the thread ends
         assert contracts._relay._thread is None
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the start time is read from /proc")
+def test_the_command_s_clock_starts_when_its_process_started():
+    """The command line's time limit counts from the process's start: a process that
+    spent half a second before asking sees that half second as gone."""
+    code = (
+        "import time; time.sleep(0.5)\n"
+        "from polytile_core.cli.main import process_started\n"
+        "print(time.monotonic() - process_started())"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert 0.5 <= float(done.stdout) < 30
