@@ -16,6 +16,7 @@ accepts every feature the model has.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from operator import itemgetter
 from typing import Any, Literal, get_args
 
 import attrs
@@ -125,6 +126,9 @@ class DecomposerCapabilities:
         return set(self.modes) == {"one"}
 
 
+_first, _second = itemgetter(0), itemgetter(1)  # of a term (var, coefficient)
+
+
 def model_features(model: Model) -> frozenset[str]:
     """The features of ``model`` (see the module's docstring)."""
     features: set[str] = set()
@@ -132,13 +136,13 @@ def model_features(model: Model) -> frozenset[str]:
         features.add("objective")
     covered: set[int] = set()
     for constraint in model.constraints:
-        coefficients = {coefficient for _, coefficient in constraint.terms}  # a few values, many terms
+        coefficients = set(map(_second, constraint.terms))  # a few values, many terms
         if any(not isinstance(c, int) or c < 0 for c in coefficients):
             features.add("general rows")
         elif any(c > 1 for c in coefficients):
             features.add("weights")
         if constraint.sense == "==" and constraint.rhs == 1 and all(c == 1 for c in coefficients):
-            covered.update(var for var, _ in constraint.terms)
+            covered.update(map(_first, constraint.terms))
         elif constraint.sense == "==":
             features.add("count rows")
         else:

@@ -8,6 +8,7 @@ x and y are 0) as sorted tuples, which makes them hashable and comparable.
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Iterable, Sequence
 from typing import Literal, cast
 
@@ -199,15 +200,58 @@ def _symmetry_shift(region: Region, symmetry: int) -> Cell:
 
 def placements(shape_orientations: Iterable[Cells], region: Region) -> list[Cells]:
     """Every translation of every orientation whose cells all lie in the region, made of
-    the region's own cell tuples (a 100×100 board has 606,000 pentomino placements)."""
-    found = []
-    on_region = {cell: cell for cell in region.cells}.get  # a cell of the region, or None
-    anchors = sorted(region.cells)
+    the region's own cell tuples (a 100×100 board has 606,000 pentomino placements), in
+    the order of their anchor (the shape's first cell) in ``sorted(region.cells)``.
+
+    The anchors that fit are found all at once: the region is a bit mask, and an anchor
+    fits where the mask shifted by each of the shape's cells has a bit (a few big-integer
+    operations per orientation, not one look-up per anchor and cell)."""
+    found: list[Cells] = []
     for shape in shape_orientations:
+        grid = _grid(region, max(PAD, max(y for _, y in shape) - min(y for _, y in shape)))
         anchor_x, anchor_y = shape[0]
-        offsets = [(x - anchor_x, y - anchor_y) for x, y in shape]
-        for rx, ry in anchors:
-            placed = tuple([on_region((rx + ox, ry + oy)) for ox, oy in offsets])
-            if None not in placed:
-                found.append(cast(Cells, placed))
+        deltas = [(x - anchor_x) * grid.stride + (y - anchor_y) for x, y in shape]
+        fits = grid.mask
+        for delta in deltas:
+            fits &= grid.mask >> delta if delta >= 0 else grid.mask << -delta
+        flags = bin(fits)[:1:-1].encode("ascii").translate(_BIT_FLAGS)  # byte i: 1 where bit i is
+        anchors = list(itertools.compress(range(len(flags)), flags))
+        cell_at = grid.cell_at.__getitem__
+        # Each anchor's cells, found by C loops: one map per cell of the shape, zipped.
+        placed = zip(*(map(cell_at, map(delta.__add__, anchors)) for delta in deltas), strict=True)
+        found.extend(cast(Iterable[Cells], placed))  # no None: every cell of a fitting anchor is in the region
     return found
+
+
+_BIT_FLAGS = bytes.maketrans(b"01", b"\x00\x01")
+
+# The empty bits above and below a region's columns in its bit mask (``_grid``): enough
+# for any shape up to 9 cells tall, so that one mask serves them all.
+PAD = 8
+
+
+@attrs.frozen(eq=False)
+class _Grid:
+    """A region as a bit mask: cell ``(x, y)`` is bit ``(x - left) * stride + (y - top +
+    pad)``, so bits grow in ``sorted(cells)`` order, and ``pad`` empty bits above and below
+    each column keep a shape that sticks out of one column from reaching the next."""
+
+    mask: int
+    stride: int
+    cell_at: list[Cell | None]
+
+
+@functools.lru_cache(maxsize=8)
+def _grid(region: Region, pad: int) -> _Grid:
+    left = min(x for x, _ in region.cells)
+    top = min(y for _, y in region.cells)
+    stride = region.height - top + 2 * pad
+    cell_at: list[Cell | None] = [None] * ((region.width - left + 1) * stride)
+    bits = bytearray(b"0") * len(cell_at)  # bit i of the mask, in ASCII
+    for cell in region.cells:
+        index = (cell[0] - left) * stride + cell[1] - top + pad
+        cell_at[index] = cell
+        bits[index] = ord("1")
+    bits.reverse()
+    mask = int(bits, 2)
+    return _Grid(mask, stride, cell_at)

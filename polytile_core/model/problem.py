@@ -6,6 +6,7 @@ a ``TilingProblem`` says it in cells, ready for a model builder or a decomposer.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
 import attrs
@@ -35,7 +36,14 @@ class PieceType:
         return self.maximum == self.minimum
 
     def orientations(self) -> list[Cells]:
-        return orientations(self.cells, self.kind)
+        return list(_orientations(self.cells, self.kind))
+
+
+@functools.lru_cache(maxsize=1024)
+def _orientations(cells: Cells, kind: Kind) -> tuple[Cells, ...]:
+    """A piece's orientations, made once: a run asks for them at each step (the build,
+    the bound on its size, a split's parts)."""
+    return tuple(orientations(cells, kind))
 
 
 @attrs.frozen

@@ -5,7 +5,7 @@ from __future__ import annotations
 from polytile_core.errors import InputError
 from polytile_core.model.geometry import Region, placements
 from polytile_core.model.problem import PieceType
-from polytile_core.model.zero_one import Model, Placement
+from polytile_core.model.zero_one import Model
 
 
 def build_tiling(pieces: tuple[PieceType, ...], region: Region | None, options: object = None) -> Model:
@@ -21,10 +21,11 @@ def build_tiling(pieces: tuple[PieceType, ...], region: Region | None, options: 
     covering: dict[tuple[int, int], list[tuple[int, int]]] = {cell: [] for cell in sorted(region.cells)}
     for piece in pieces:
         terms: list[tuple[int, int]] = []
-        for shape in piece.orientations():  # one at a time: ``add_variable`` checks the run's clock between them
-            for cells in placements([shape], region):
-                term = (model.add_variable(f"{piece.name}#{len(terms)}", placement=Placement(piece.name, cells)), 1)
-                terms.append(term)
+        for shape in piece.orientations():  # one at a time: ``add_placements`` checks the run's clock
+            placed = placements([shape], region)
+            added = [(var, 1) for var in model.add_placements(piece.name, placed, numbered_from=len(terms))]
+            terms += added
+            for term, cells in zip(added, placed, strict=True):
                 for cell in cells:
                     covering[cell].append(term)
         if piece.exact:

@@ -11,9 +11,10 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import gc
+import itertools
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Literal
 
 import attrs
@@ -166,6 +167,18 @@ class Model:
         if placement is not None:
             self.placements[index] = placement
         return index
+
+    def add_placements(self, piece: str, placed: Sequence[Cells], numbered_from: int = 0) -> range:
+        """One decision variable per placement of ``piece`` in ``placed``, labelled
+        ``piece#k`` with k counted from ``numbered_from``: ``add_variable`` for the many
+        placements of a tiling at once (the build of a small problem is most of its run)."""
+        check_build_limits()
+        first = len(self.labels)
+        added = range(first, first + len(placed))
+        self.labels.extend([f"{piece}#{k}" for k in range(numbered_from, numbered_from + len(placed))])
+        self.decision.extend(added)
+        self.placements.update(zip(added, map(Placement, itertools.repeat(piece), placed), strict=True))
+        return added
 
     def add_constraint(self, terms: Iterable[tuple[int, int]], sense: Sense, rhs: int, name: str) -> Constraint:
         constraint = Constraint(tuple(terms), sense, rhs, name)

@@ -16,11 +16,11 @@ adds its own rank for the mode to its backend's.
 from __future__ import annotations
 
 import logging
+from typing import cast
 
 import attrs
 
 from polytile_core.config.pipeline import Candidates, Chosen, Plan
-from polytile_core.convert import CONVERTER
 from polytile_core.errors import InputError
 from polytile_core.solve.outcome import Outcome
 
@@ -50,9 +50,9 @@ class Route:
 
     def report(self, plan: Plan) -> dict:
         """What ``details.route`` says of this route."""
-        options = {self.backend.name: _set(CONVERTER.unstructure(self.backend.options))}
+        options = {self.backend.name: _set(self.backend.options)}
         if self.split is not None:
-            options[self.split.name] = _set(CONVERTER.unstructure(self.split.options))
+            options[self.split.name] = _set(self.split.options)
         report: dict[str, object] = {"name": self.name, "backend": self.backend.name, "why": self.why}
         if self.split is not None:
             report["split"] = self.split.name
@@ -60,11 +60,15 @@ class Route:
         return report
 
 
-def _set(options: object) -> object:
-    """The options a route was given, less those left unset (None: a result file has no null)."""
-    if isinstance(options, dict):
-        return {key: value for key, value in options.items() if value is not None}
-    return options
+def _set(options: object) -> dict | None:
+    """The options a route was given (an attrs instance or None), less those left unset
+    (None: a result file has no null).  ``attrs.asdict``, not the converter: options hold
+    plain values, and the converter would first write its code for the class, a
+    millisecond of a run that may take two."""
+    if options is None:
+        return None
+    given = attrs.asdict(cast(attrs.AttrsInstance, options))  # an options class is an attrs class
+    return {key: value for key, value in given.items() if value is not None}
 
 
 @attrs.frozen

@@ -1,3 +1,5 @@
+import random
+
 import pytest
 
 from polytile_core.host.builtin import CLASSIC_FAMILIES
@@ -63,6 +65,38 @@ def test_placements_stay_inside_the_region():
     # 2 rows × 2 horizontal positions + 3 vertical positions
     assert len(placed) == 7
     assert all(set(p) <= region.cells for p in placed)
+
+
+def test_placements_are_every_translation_that_fits_in_anchor_order():
+    """Against a plain look-up of every anchor and cell: random regions with holes, off
+    the origin (negative cells too), random shapes up to 12 cells long (taller than the
+    bit mask's padding), every kind.  Each placement is made of the region's own cell
+    tuples, anchors in ``sorted(region.cells)`` order."""
+    seed = random.SystemRandom().randrange(2**32)
+    rng = random.Random(seed)
+    for _ in range(300):
+        left, top = rng.randint(-6, 6), rng.randint(-6, 6)
+        width, height = rng.randint(1, 14), rng.randint(1, 14)
+        cells = {(left + x, top + y) for x in range(width) for y in range(height) if rng.random() < 0.85}
+        if not cells:
+            continue
+        region = Region(cells)
+        shape, size = {(0, 0)}, rng.randint(1, 12)
+        while len(shape) < size:
+            x, y = rng.choice(sorted(shape))
+            dx, dy = rng.choice([(1, 0), (-1, 0), (0, 1), (0, -1)])
+            shape.add((x + dx, y + dy))
+        own = {cell: cell for cell in region.cells}
+        for orientation in orientations(shape, rng.choice(["free", "one-sided", "fixed"])):
+            ax, ay = orientation[0]
+            expected = [
+                tuple((x + dx - ax, y + dy - ay) for dx, dy in orientation)
+                for x, y in sorted(region.cells)
+                if all((x + dx - ax, y + dy - ay) in region.cells for dx, dy in orientation)
+            ]
+            placed = placements([orientation], region)
+            assert placed == expected, seed
+            assert all(cell is own[cell] for cells in placed for cell in cells), seed
 
 
 def test_parity():

@@ -21,6 +21,7 @@ import itertools
 import threading
 import weakref
 from collections.abc import Sequence
+from operator import itemgetter
 
 import attrs
 
@@ -28,6 +29,7 @@ from polytile_core.plugin import InputError, Model, Pins, check_build_limits, co
 
 UNBOUNDED = 1 << 62
 ONLY_ONE = {1}
+_first, _second = itemgetter(0), itemgetter(1)  # of a term (var, coefficient)
 # An option: its items and its (group, weight) memberships.
 Option = tuple[tuple[int, ...], tuple[tuple[int, int], ...]]
 
@@ -111,10 +113,10 @@ def _cover_problem(model: Model, allowed: set[int] | None) -> CoverProblem:
         if not index % 1024:
             check_build_limits()
         is_cell = constraint.sense == "==" and constraint.rhs == 1
-        if is_cell and {coefficient for _, coefficient in constraint.terms} == ONLY_ONE:  # a tiling's cell
+        if is_cell and set(map(_second, constraint.terms)) == ONLY_ONE:  # a tiling's cell
             rows.append(index)
             item = len(rows)
-            for var, _ in constraint.terms:
+            for var in map(_first, constraint.terms):
                 items_of[var].append(item)
             continue
         terms = [(var, coefficient) for var, coefficient in constraint.terms if coefficient != 0]
