@@ -20,10 +20,11 @@
  * change a count): a colouring invariant of the pieces with few copies (good_has), and
  * closed pockets of uncovered cells no set of pieces can fill (pockets_ok).
  *
- * On two threads (scan_both) the scan meets in the middle: one thread scans forward from
- * the first cell, the other backward from the last (placing the options by their start
- * cell, last first), each on its own tables with no lock but the one that hands out the
- * next cell, until they meet; the two layers there are joined (join).
+ * The scan meets in the middle: one side scans forward from the first cell, the other
+ * backward from the last (placing the options by their start cell, last first), until
+ * they meet; the two layers there are joined (join).  On one thread (scan) the side with
+ * the smaller layer takes the next step; on two (scan_both) each side has its own
+ * thread and tables, with no lock but the one that hands out the next cell.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -268,23 +269,6 @@ static int flush(const Frontier *s, Layer *next, Pending *pending, int *waiting,
     }
     *waiting = 0;
     return status;
-}
-
-/* Adds to ``total`` the counts of the last layer's finished states: every cell and tail
- * item covered, every piece placed at least its lower bound times. */
-static int add_finished(const Frontier *s, const Layer *last, u128 *total) {
-    for (size_t k = 0; k < last->used; k++) {
-        const Entry *e = &last->entries[k];
-        if (e->window || e->tail != s->tail_full) continue;
-        int enough = 1;
-        for (int g = 0; enough && g < s->n_groups; g++)
-            enough = ((e->totals >> s->shift[g]) & s->field[g]) >= s->lo[g];
-        if (!enough) continue;
-        u128 sum = *total + e->count;
-        if (sum < *total) return OVERFLOW;
-        *total = sum;
-    }
-    return DONE;
 }
 
 /* Which windows of open cells a backward state of layer j may have: a disjoint union of
@@ -649,8 +633,8 @@ static void *join_share(void *argument) {
 
 /* Adds to ``total`` the tilings made of the forward and backward layers m; *extra_bytes:
  * the memory it took. */
-static int join(const Frontier *s, const Layer *forward, const Layer *backward, double deadline, u128 *total,
-                size_t *extra_bytes) {
+static int join(const Frontier *s, const Layer *forward, const Layer *backward, double deadline, int threads,
+                u128 *total, size_t *extra_bytes) {
     Joined j = {.s = s, .layer = {forward, backward}, .buckets = 1024, .deadline = deadline};
     while (j.buckets < backward->used) j.buckets *= 2;
     bytes(s, 0, &j.by_bytes);
@@ -663,9 +647,10 @@ static int join(const Frontier *s, const Layer *forward, const Layer *backward, 
     JoinShare shares[2] = {{&j, 0, 0, DONE}, {&j, 1, 0, DONE}};
     int status = j.begin[0] && j.begin[1] ? DONE : NO_MEMORY;
     if (status == DONE) {
-        /* Thread 1 on a second thread, or here after thread 0 if none can be started. */
+        /* Share 1 on a second thread, or here after share 0 on one thread or if none can be
+         * started. */
         pthread_t id;
-        int helped = !pthread_create(&id, NULL, join_share, &shares[1]);
+        int helped = threads > 1 && !pthread_create(&id, NULL, join_share, &shares[1]);
         join_share(&shares[0]);
         if (helped) pthread_join(id, NULL);
         else join_share(&shares[1]);
@@ -683,18 +668,48 @@ static int join(const Frontier *s, const Layer *forward, const Layer *backward, 
     return status;
 }
 
-/* The scan on one thread: forward over every cell, then the finished states of the last
- * layer. */
-static int scan(Frontier *s, double deadline, size_t budget, u128 *total) {
+/* The scan on one thread, meeting in the middle as on two: the side whose next step
+ * should take the less time takes it (its layer's states times the seconds a state has
+ * taken that side so far: a backward state costs up to several forward ones), so the
+ * sides meet where a step costs both the same, and neither holds the largest layer a
+ * scan from one end would.  A backward side past its budget gives its cell back and the
+ * forward side scans on.  ``meet`` >= 0 makes the forward side scan to that cell and the
+ * backward side the rest (for tests). */
+static int scan(Frontier *s, double deadline, size_t budget, u128 *total, int meet) {
     static const int no_halt = 0;
-    Side d;
-    int status = side_open(s, &d);
-    for (int i = 0; status == DONE && i < s->n_cells; i++) status = forward_step(s, &d, i, deadline, budget, &no_halt);
-    s->peak_states = d.peak_states;
-    s->peak_bytes = d.peak_bytes;
+    Side sides[2];   /* forward, backward */
+    double seconds[2] = {0, 0}, states[2] = {0, 0};
+    int status = side_open(s, &sides[0]), backward_on = 1, low = 0, high = s->n_cells;
+    if (status == DONE) status = side_open(s, &sides[1]);
+    else memset(&sides[1], 0, sizeof sides[1]);
+    while (status == DONE && low < high) {
+        int back = backward_on;
+        if (back && meet >= 0) back = low >= meet;
+        else if (back)  /* a side not yet timed goes first (its rate is 0) */
+            back = sides[1].cur->used * seconds[1] * (states[0] + 1) < sides[0].cur->used * seconds[0] * (states[1] + 1);
+        Side *d = &sides[back];
+        size_t used = d->cur->used;
+        double started = now();
+        int stepped = back ? backward_step(s, d, high - 1, deadline, budget, &no_halt)
+                           : forward_step(s, d, low, deadline, budget, &no_halt);
+        seconds[back] += now() - started;
+        states[back] += used;
+        if (stepped == DONE && back) high--;
+        else if (stepped == DONE) low++;
+        else if (back && stepped == BUDGET) {
+            backward_on = 0;
+            layer_free(d->next);
+        } else status = stepped;
+    }
     *total = 0;
-    if (status == DONE) status = add_finished(s, d.cur, total);
-    side_close(&d);
+    size_t join_bytes = 0;
+    layer_free(sides[0].next);
+    layer_free(sides[1].next);
+    if (status == DONE) status = join(s, sides[0].cur, sides[1].cur, deadline, 1, total, &join_bytes);
+    s->peak_states = sides[0].peak_states > sides[1].peak_states ? sides[0].peak_states : sides[1].peak_states;
+    s->peak_bytes = sides[0].peak_bytes + sides[1].peak_bytes + join_bytes;
+    side_close(&sides[0]);
+    side_close(&sides[1]);
     return status;
 }
 
@@ -777,7 +792,7 @@ static int scan_both(Frontier *s, double deadline, size_t budget, u128 *total, i
     if (pthread_create(&id, NULL, scan_backward, &h)) {
         pthread_mutex_destroy(&h.lock);
         pthread_cond_destroy(&h.stepped);
-        return scan(s, deadline, budget, total);
+        return scan(s, deadline, budget, total, meet);
     }
     Side forward;
     int status = side_open(s, &forward);
@@ -792,7 +807,7 @@ static int scan_both(Frontier *s, double deadline, size_t budget, u128 *total, i
     size_t join_bytes = 0;
     layer_free(forward.next);
     layer_free(h.backward.next);
-    if (status == DONE) status = join(s, forward.cur, h.backward.cur, deadline, total, &join_bytes);
+    if (status == DONE) status = join(s, forward.cur, h.backward.cur, deadline, 2, total, &join_bytes);
     s->peak_states = forward.peak_states > h.backward.peak_states ? forward.peak_states : h.backward.peak_states;
     s->peak_bytes = forward.peak_bytes + h.backward.peak_bytes + join_bytes;
     side_close(&forward);
@@ -1008,7 +1023,7 @@ static PyObject *Frontier_run(Frontier *s, PyObject *args) {
     s->peak_states = s->peak_bytes = 0;
     Py_BEGIN_ALLOW_THREADS
     if (s->cancel) status = CANCELLED;
-    else if (threads < 2) status = scan(s, deadline, (size_t)budget, &total);
+    else if (threads < 2) status = scan(s, deadline, (size_t)budget, &total, meet);
     else status = scan_both(s, deadline, (size_t)budget, &total, meet);
     Py_END_ALLOW_THREADS
     static const char *names[] = {"completed", "interrupted", "time_limit", "budget", "overflow", "no_memory"};

@@ -34,7 +34,7 @@ class ExactCoverOptions:
         default=None,
         metadata={
             "description": "states the frontier table may hold in one layer (and the memo in all) before "
-            "counting falls back to search; unset: 6,000,000 frontier states (about 0.9 GB) and 1,000,000 "
+            "counting falls back to search; unset: 6,000,000 frontier states a side (about 0.9 GB each) and 1,000,000 "
             "memo states (on auto the frontier also stops past four times the search's estimated time)",
             "json_schema": {"minimum": 1},
         },

@@ -1,7 +1,7 @@
-"""The frontier scan on two threads (``Frontier.run(budget, time_limit, threads, meet)``:
-a forward and a backward scan joined where they meet) counts what one thread and the
-search count, wherever the two sides meet, and stops as one thread stops: at its budget,
-at a cancel, at its time limit, at an overflow."""
+"""The frontier scan (``Frontier.run(budget, time_limit, threads, meet)``: a forward and a
+backward scan joined where they meet, on one thread or two) counts what the search
+counts, wherever the two sides meet, and stops at its budget, at a cancel, at its time
+limit, at an overflow."""
 
 from __future__ import annotations
 
@@ -40,25 +40,25 @@ def scans(seed: int, number: int, folder: Path):
     return found
 
 
-def test_two_threads_count_what_one_thread_and_the_search_count(tmp_path):
+def test_one_and_two_threads_count_what_the_search_counts(tmp_path):
     """On random instances (pieces used once, exactly k times, within a range or
-    unlimited), meeting where the threads' times balance and at every cell: at 0 the
-    backward scan counts alone, at the last the forward scan."""
+    unlimited), on one thread and two, meeting where the sides balance and at every
+    cell: at 0 the backward scan counts alone, at the last the forward scan."""
     seed = random.SystemRandom().randrange(2**32)
     for problem, scan in scans(seed, 25, tmp_path):
-        one = frontier(scan).run(1 << 40, 0.0)
-        assert one[0] == "completed", seed
         by_search = enumerate_covers(problem, None, Limits(threading.Event(), None)).count
-        assert one[1] == by_search, seed
-        for meet in (-1, *range(scan.n_cells + 1)):
-            status, count, _, _ = frontier(scan).run(1 << 40, 0.0, 2, meet)
-            assert (status, count) == ("completed", by_search), (seed, meet)
-        # A backward side past its budget gives way: the forward side scans on to its
-        # last whole layer (one instance in five or so is drawn where the backward scan
-        # alone peaks higher than the forward one).
-        alone = frontier(scan).run(1 << 40, 0.0, 2, 0)
-        if alone[2] > one[2]:
-            assert frontier(scan).run(one[2], 0.0, 2, 0)[:2] == ("completed", by_search), seed
+        for threads in (1, 2):
+            for meet in (-1, *range(scan.n_cells + 1)):
+                status, count, _, _ = frontier(scan).run(1 << 40, 0.0, threads, meet)
+                assert (status, count) == ("completed", by_search), (seed, threads, meet)
+            # A backward side past its budget gives way: the forward side scans on to
+            # its last whole layer (one instance in five or so is drawn where the
+            # backward scan alone peaks higher than the forward one).
+            forward = frontier(scan).run(1 << 40, 0.0, threads, scan.n_cells)
+            backward = frontier(scan).run(1 << 40, 0.0, threads, 0)
+            if backward[2] > forward[2]:
+                given_way = frontier(scan).run(forward[2], 0.0, threads, 0)
+                assert given_way[:2] == ("completed", by_search), (seed, threads)
 
 
 def strip(length: int):
@@ -75,8 +75,9 @@ def test_two_threads_join_pieces_counted_past_a_byte():
     plan = api.plan(["#" * 100], [api.piece("M", ["#"], min=64), api.piece("D", ["##"], unlimited=True)], host=HOST)
     scan = layout(cover_problem(build_tiling(plan.pieces, plan.region)))
     expected = sum(comb(100 - d, d) for d in range(19))  # 100 - 2d >= 64 monominoes
-    for meet in (-1, 0, 30, 70, 100):
-        assert frontier(scan).run(1 << 40, 0.0, 2, meet)[:2] == ("completed", expected), meet
+    for threads in (1, 2):
+        for meet in (-1, 0, 30, 70, 100):
+            assert frontier(scan).run(1 << 40, 0.0, threads, meet)[:2] == ("completed", expected), (threads, meet)
 
 
 def fibonacci(n: int) -> int:
@@ -91,10 +92,10 @@ def test_two_threads_count_past_64_bits_and_stop_at_128():
     table or the join's product passes it."""
     fits, too_many = strip(180), strip(190)
     assert fibonacci(181) < 2**128 < fibonacci(191)
-    for meet in (-1, 0, 90, 180):
-        assert frontier(fits).run(1 << 40, 0.0, 2, meet)[:2] == ("completed", fibonacci(181)), meet
-        assert frontier(too_many).run(1 << 40, 0.0, 2, meet)[0] == "overflow", meet
-    assert frontier(too_many).run(1 << 40, 0.0)[0] == "overflow"
+    for threads in (1, 2):
+        for meet in (-1, 0, 90, 180):
+            assert frontier(fits).run(1 << 40, 0.0, threads, meet)[:2] == ("completed", fibonacci(181)), meet
+            assert frontier(too_many).run(1 << 40, 0.0, threads, meet)[0] == "overflow", meet
 
 
 def large_scan():
@@ -115,14 +116,15 @@ def large_scan():
     return layout(cover_problem(build_tiling(plan.pieces, plan.region)))
 
 
-def test_threads_stop_at_the_budget_the_clock_and_a_cancel():
+def test_one_and_two_threads_stop_at_the_budget_the_clock_and_a_cancel():
     scan = large_scan()
-    assert frontier(scan).run(1_000, 0.0, 2)[0] == "budget"
-    started = time.monotonic()
-    assert frontier(scan).run(1 << 40, 0.05, 2)[0] == "time_limit"
-    assert time.monotonic() - started < 2
-    kernel = frontier(scan)
-    threading.Timer(0.05, kernel.cancel).start()
-    started = time.monotonic()
-    assert kernel.run(1 << 40, 0.0, 2)[0] == "interrupted"
-    assert time.monotonic() - started < 2
+    for threads in (1, 2):
+        assert frontier(scan).run(1_000, 0.0, threads)[0] == "budget"
+        started = time.monotonic()
+        assert frontier(scan).run(1 << 40, 0.05, threads)[0] == "time_limit"
+        assert time.monotonic() - started < 2
+        kernel = frontier(scan)
+        threading.Timer(0.05, kernel.cancel).start()
+        started = time.monotonic()
+        assert kernel.run(1 << 40, 0.0, threads)[0] == "interrupted"
+        assert time.monotonic() - started < 2
