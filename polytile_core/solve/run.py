@@ -96,7 +96,7 @@ def run(
             with build_limits(context.deadline.at, stop):
                 outcomes.append(_flow(plan, context, models))
         except BuildStopped as stopped:
-            outcomes.append(_unbuilt(Termination(stopped.reason)))
+            outcomes.append(_stopped_outside_search(plan, context, Termination(stopped.reason), built=bool(models)))
         except BaseException as exc:  # handed to the calling thread
             errors.append(exc)
         finally:
@@ -165,27 +165,32 @@ def _flow(plan: Plan, context: RunContext, models: list[Model]) -> Outcome:
     return outcome
 
 
-def _unbuilt(termination: Termination) -> Outcome:
+def _stopped_outside_search(plan: Plan, context: RunContext, termination: Termination, *, built: bool) -> Outcome:
+    """A run stopped by its limits where no backend could answer for it: in the model's
+    build, or in what a backend or split prepares (symmetries, parts) before or between
+    its searches; what was streamed by then stands."""
     why = "the time limit ran out" if termination == Termination.TIME_LIMIT else "the run was stopped"
-    return Outcome(
-        termination=termination,
-        found=Found.NONE,
-        raw_status="not solved",
-        message=f"{why} before the search began (while building the model or preparing its search)",
-    )
+    where = "while the search was prepared or made" if built else "before the search began (while building the model)"
+    return _streamed(plan, context, termination, "not solved", f"{why} {where}")
 
 
 def _abandoned(plan: Plan, context: RunContext) -> Outcome:
     """What a run that did not wait for its backend to stop knows: what was streamed
     (in mode count, only what finished parts counted: the backend's own count is lost)."""
+    message = "a second Ctrl-C: the backend was not waited for; these are the solutions it had sent"
+    return _streamed(plan, context, Termination.INTERRUPTED, "abandoned", message)
+
+
+def _streamed(plan: Plan, context: RunContext, termination: Termination, raw_status: str, message: str) -> Outcome:
+    """An outcome made of what the collector received and finished parts counted."""
     with context.collector.lock:
         seen = context.collector.seen
     counted = max(seen, context.state.counted)
     listing = plan.settings.mode == "all" or (plan.settings.mode == "count" and counted > 0)
     return Outcome(
-        termination=Termination.INTERRUPTED,
-        found=Found.FEASIBLE if seen else Found.NONE,
-        raw_status="abandoned",
+        termination=termination,
+        found=Found.FEASIBLE if counted else Found.NONE,
+        raw_status=raw_status,
         count=counted if listing else None,
-        message="a second Ctrl-C: the backend was not waited for; these are the solutions it had sent",
+        message=message,
     )

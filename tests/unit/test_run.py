@@ -11,6 +11,7 @@ import pytest
 from polytile_core import api
 from polytile_core.errors import InputError
 from polytile_core.host import contracts
+from polytile_core.model.zero_one import BuildStopped
 from polytile_core.output.results import Found, Termination
 from polytile_core.solve import distinct
 from polytile_core.solve.collect import Collector
@@ -68,3 +69,23 @@ def test_the_command_s_clock_starts_when_its_process_started():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert 0.5 <= float(done.stdout) < 30
+
+
+def test_a_limit_reached_in_a_backend_s_preparation_is_no_build_stopped_before_the_search(monkeypatch):
+    """A limit the backend meets while it prepares its search (here: its translation of
+    the model, at once) ends the run with that limit, and says so; a limit met in the
+    build says the search did not begin."""
+    import polytile_exactcover.backend
+
+    def out_of_time(*_args, **_kwargs):
+        raise BuildStopped("time_limit")
+
+    monkeypatch.setattr(polytile_exactcover.backend, "cover_problem", out_of_time)
+    result = api.solve(api.plan((4, 2), [L_TETROMINO], mode="count", backend="exactcover"))
+    assert (result.termination, result.found, result.count) == (Termination.TIME_LIMIT, Found.NONE, None)
+    assert result.message == "the time limit ran out while the search was prepared or made"
+    monkeypatch.undo()
+    many = api.piece("L", ["#.", "#.", "##"], unlimited=True)
+    unbuilt = api.solve(api.plan((40, 40), [many], mode="count", backend="exactcover", time_limit=1e-9))
+    assert unbuilt.termination == Termination.TIME_LIMIT
+    assert unbuilt.message == "the time limit ran out before the search began (while building the model)"
