@@ -70,5 +70,5 @@ class Limits:
     def run(self, kernel: Kernel, *args: Any) -> Any:
         """``kernel.run(*args)`` with the GIL released, cancelled when the stop event is
         set: every kernel's way in."""
-        with relay_stop(self.stop, kernel.cancel, every=0.02):
+        with relay_stop(self.stop, kernel.cancel):  # the relay's own interval: a shorter one wakes it
             return kernel.run(*args)
