@@ -20,10 +20,11 @@ from polytile_exactcover.search import PROBE_NODES, enumerate_covers
 # images instead, for a fraction of its tree (then the memo, a whole-problem table too, is
 # not tried).  Measured (docs/exactcover.md): after pruning every paper instance peaks
 # under 30,000 states, where the search takes seconds to minutes (Fig. 12: 10,257 states,
-# 0.04 s); 5×12 pentominoes peaks at 105,321 (0.5 s, the search 0.6 s); 6×10 at 410,917
-# (1.2–1.5 s) and 8×8 minus the centre at 371,148 (0.86 s), where the search of a quarter
-# and an eighth of the tree takes 0.45 s and 0.38 s.
-IMAGES_FRONTIER_STATES = 200_000
+# 0.04 s).  Meeting in the middle, 6×10 pentominoes peaks at 166,000–323,000 states
+# (0.35–0.40 s) and 8×8 minus the centre at 96,000–206,000 (0.33–0.45 s), where the search
+# of a quarter and an eighth of the tree takes 0.40 s and 0.38 s; at 200,000 states a
+# count on two jobs gave its frontier up and split the search, 4 times slower.
+IMAGES_FRONTIER_STATES = 500_000
 # The frontier's budget on auto when ``memo_budget`` is not set: states in one layer.
 # 9×9 less 3 cells with six pieces of up to 6 copies peaks at 1–13 million states (0.9 GB
 # at 5.7 million), counted in 3–13 s where the search takes from 20 s to far longer.
