@@ -132,7 +132,7 @@ def counted_scans(seed: int, number: int, folder: Path):
     """``number`` random instances of about 36 cells with a piece counted exactly (two
     copies or more) and one within a range, as in issue 29's 7×14 board: a window's
     backward states differ in their totals (what is asked of the window is asked once
-    for them all)."""
+    for them all), and the join meets only the states whose exact totals add up."""
     rng = random.Random(seed)
     found = []
     while len(found) < number:
