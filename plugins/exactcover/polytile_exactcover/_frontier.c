@@ -292,9 +292,11 @@ static int add_finished(const Frontier *s, const Layer *last, u128 *total) {
  * it asked whether the window option first[j] + k leaves can be filled by the options
  * starting before j, bit k of ``fits`` holds the answer; bit FILLED the same for the
  * window itself (cell j left open).  A layer has many states per window (they differ in
- * the pieces placed), and each question is a look-up that misses the cache: on a 7x14
- * board with three counted pieces, asking per state was two thirds of the backward
- * scan's time. */
+ * the pieces placed), and each question is a look-up that misses the cache: on issue
+ * 29's 7x14 board with three counted pieces, asking per state was most of the backward
+ * scan's time.  Questions are asked as states need them: where a window has few states
+ * and the counts rule most options out (9x9 boards of six counted pieces), asking all
+ * of them per window asked more than per state. */
 typedef struct {
     uint64_t open, tried, fits;
 } Asked;
@@ -651,8 +653,8 @@ static uint64_t bytes(const Frontier *s, uint64_t totals, int *fits) {
 enum { HIGH_BITS = 0x8080808080808080ULL };
 /* Backward states per bucket of the join: laying the states out by bucket writes to
  * random places in the buckets' counts, and with a bucket per backward state those
- * missed the cache (the join of issue 29's 7x14 board took a third less with 16; the
- * fits a bucket checks in vain cost less). */
+ * missed the cache, most of the join's time on issue 29's 7x14 board; the fits a bucket
+ * checks in vain cost less. */
 enum { BUCKET_STATES = 16 };
 
 typedef struct {
