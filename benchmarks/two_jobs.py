@@ -1,14 +1,16 @@
 """Benchmark: counts and listings that take over 10 s on one job, on two jobs by default
 (issue 29).
 
-    python benchmarks/two_jobs.py [--seed S] [--draws N] [--keep K] [--areas 90,100,110]
-                                  [--limit SECONDS] [--repeat R] [--mode count|all] [--nine]
+    python benchmarks/two_jobs.py [PIPELINE.toml ...] [--seed S] [--draws N] [--keep K]
+                                  [--areas 90,100,110] [--limit SECONDS] [--repeat R]
+                                  [--mode count|all] [--nine]
 
 Draws random instances (``polytile_core.testing.random_instance``: holes, all three kinds,
 exact, ranged and unlimited copies; or, with ``--nine``, the issue's 9×9 kind from
 ``random_vs_dlx3.py``; the seed is printed), solves each on one job with no backend named
 (``--mode count``, or ``all``: every tiling listed to a ``.jsonl`` file), and keeps the
-first ``--keep`` that take from 10 s to ``--limit``.  Each kept instance is then solved on
+first ``--keep`` that take from 10 s to ``--limit``; pipelines named are kept first, drawn
+ones after them (``--draws 0``: none).  Each kept instance is then solved on
 two jobs, the runs taken in turn, and the run's own seconds compared (``seconds`` in its
 result: the interpreter's start is not counted).  Counts must agree.  Prints a Markdown
 table, the median and the worst speedup.
@@ -24,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from pathlib import Path
 
 import tomli_w
@@ -66,8 +69,20 @@ def solve(pipeline: Path, mode: str, jobs: int, limit: float) -> tuple[float, in
     return result["seconds"], result["count"], how
 
 
+def candidates(named: list[Path], draws: int, nine: bool, rng: random.Random, areas: list[int], folder: Path):
+    """(name, pipeline): those named, then up to ``draws`` drawn and written to ``folder``."""
+    for pipeline in named:
+        yield pipeline.stem, pipeline
+    for number in range(draws):
+        table = nine_by_nine(rng) if nine else random_instance(rng, rng.choice(areas))
+        pipeline = folder / f"d{number}.toml"
+        pipeline.write_text(tomli_w.dumps(table))
+        yield f"d{number}", pipeline
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("pipelines", nargs="*", type=Path, help="pipelines measured, before any drawn")
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--draws", type=int, default=40, help="instances drawn at most")
     parser.add_argument("--keep", type=int, default=3, help="instances over 10 s measured")
@@ -84,15 +99,12 @@ def main() -> None:
     areas = [int(area) for area in arguments.areas.split(",")]
     folder = Path(tempfile.mkdtemp(prefix="polytile-two-jobs-"))
     rows: list[dict] = []
-    for number in range(arguments.draws):
-        if len(rows) >= arguments.keep:
+    for name, pipeline in candidates(arguments.pipelines, arguments.draws, arguments.nine, rng, areas, folder):
+        if len(rows) >= arguments.keep + len(arguments.pipelines):
             break
-        table = nine_by_nine(rng) if arguments.nine else random_instance(rng, rng.choice(areas))
-        pipeline = folder / f"d{number}.toml"
-        pipeline.write_text(tomli_w.dumps(table))
         one, counted, _ = solve(pipeline, arguments.mode, 1, arguments.limit)
-        if counted is None or one < arguments.long:
-            print(f"d{number}: {one:.1f} s on one job; not measured", flush=True)
+        if counted is None or (one < arguments.long and pipeline not in arguments.pipelines):
+            print(f"{name}: {one:.1f} s on one job; not measured", flush=True)
             continue
         ones, twos, how = [one], [], ""
         counts: set[int | None] = {counted}
@@ -104,9 +116,10 @@ def main() -> None:
             seconds, counted, how = solve(pipeline, arguments.mode, 2, 10 * arguments.limit)
             twos.append(seconds)
             counts.add(counted)
+        table = tomllib.loads(pipeline.read_text())
         area = sum(row.count("#") for row in table["region"]["rows"])
         row = {
-            "name": f"d{number}",
+            "name": name,
             "area": area,
             "pieces": len(table["pieces"]),
             "count": f"{counted:,}" if len(counts) == 1 and counted is not None else f"DISAGREE {counts}",
@@ -116,7 +129,7 @@ def main() -> None:
         }
         row["speedup"] = row["one"] / row["two"]
         rows.append(row)
-        print(f"d{number}: {row['one']:.1f} s -> {row['two']:.1f} s ({row['speedup']:.2f}x)", flush=True)
+        print(f"{name}: {row['one']:.1f} s -> {row['two']:.1f} s ({row['speedup']:.2f}x)", flush=True)
     print()
     print("| instance | area | pieces | tilings | 1 job | 2 jobs | speedup | two jobs' route |")
     print("|---|---|---|---|---|---|---|---|")

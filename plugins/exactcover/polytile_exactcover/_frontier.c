@@ -271,6 +271,75 @@ static int flush(const Frontier *s, Layer *next, Pending *pending, int *waiting,
     return status;
 }
 
+/* What the backward scan of layer j has asked of a window of open cells (shifted to cell
+ * j, cell j open; never 0, 0 marks an empty slot): bit k < FILLED of ``tried`` says that
+ * it asked whether the window option first[j] + k leaves can be filled by the options
+ * starting before j, bit k of ``fits`` holds the answer; bit FILLED the same for the
+ * window itself (cell j left open).  A layer has many states per window (they differ in
+ * the pieces placed), and each question is a look-up that misses the cache: on issue
+ * 29's 7x14 board with three counted pieces, asking per state was most of the backward
+ * scan's time.  Questions are asked as states need them: where a window has few states
+ * and the counts rule most options out (9x9 boards of six counted pieces), asking all
+ * of them per window asked more than per state. */
+typedef struct {
+    uint64_t open, tried, fits;
+} Asked;
+
+enum { FILLED = 63 };
+enum { AHEAD = 8 };  /* the backward scan fetches a state's window this many states ahead */
+
+/* The windows of a layer's states, by open addressing. */
+typedef struct {
+    Asked *slots;
+    size_t used, capacity;  /* a power of two, at least twice ``used`` */
+} Windows;
+
+/* Where the look-up of ``open`` starts (to fetch it ahead of time). */
+static inline const Asked *windows_first(const Windows *w, uint64_t open) {
+    return &w->slots[mix(open, 0, 0) & (w->capacity - 1)];
+}
+
+/* The slot of ``open``, or the empty slot where it would go. */
+static Asked *windows_find(const Windows *w, uint64_t open) {
+    size_t mask = w->capacity - 1, slot = mix(open, 0, 0) & mask;
+    while (w->slots[slot].open && w->slots[slot].open != open) slot = (slot + 1) & mask;
+    return &w->slots[slot];
+}
+
+/* The slot of ``open``, added (nothing asked) if it was not there; NULL: out of memory. */
+static Asked *windows_take(Windows *w, uint64_t open) {
+    Asked *slot = windows_find(w, open);
+    if (slot->open) return slot;
+    if (2 * (w->used + 1) > w->capacity) {
+        Windows larger = {calloc(2 * w->capacity, sizeof(Asked)), w->used, 2 * w->capacity};
+        if (larger.slots == NULL) return NULL;
+        for (size_t k = 0; k < w->capacity; k++)
+            if (w->slots[k].open) *windows_find(&larger, w->slots[k].open) = w->slots[k];
+        free(w->slots);
+        *w = larger;
+        slot = windows_find(w, open);
+    }
+    *slot = (Asked){open, 0, 0};
+    w->used++;
+    return slot;
+}
+
+/* Empties the table, with room for four times the windows of the layer before (a table
+ * that grows is rehashed) and never less than it had (a new one is memory to fault in). */
+static int windows_clear(Windows *w) {
+    size_t capacity = w->capacity ? w->capacity : 1024;
+    while (capacity < 4 * w->used) capacity *= 2;
+    if (capacity != w->capacity) {
+        free(w->slots);
+        w->slots = malloc(capacity * sizeof(Asked));
+        w->capacity = w->slots ? capacity : 0;
+        if (w->slots == NULL) return NO_MEMORY;
+    }
+    memset(w->slots, 0, capacity * sizeof(Asked));
+    w->used = 0;
+    return DONE;
+}
+
 /* Which windows of open cells a backward state of layer j may have: a disjoint union of
  * the parts from cell j on of options starting before j (the pieces that will cover
  * them).  ``parts`` holds those parts, sorted, ``by_low[k] .. by_low[k + 1]`` the ones
@@ -282,6 +351,7 @@ typedef struct {
     uint64_t *keys;
     char *seen;
     size_t used, capacity;
+    Windows windows;        /* of the states of layer j+1 */
 } Fillable;
 
 static int compare_parts(const void *a, const void *b) {
@@ -324,7 +394,7 @@ static int fillable_start(const Frontier *s, Fillable *f, int j) {
     }
     memset(f->seen, 0, f->capacity);
     f->used = 0;
-    return DONE;
+    return windows_clear(&f->windows);
 }
 
 static char *fillable_slot(Fillable *f, uint64_t open) {
@@ -401,6 +471,7 @@ static void side_close(Side *d) {
     free(d->fillable.parts);
     free(d->fillable.keys);
     free(d->fillable.seen);
+    free(d->fillable.windows.slots);
     free(d->pending);
     layer_free(&d->layers[0]);
     layer_free(&d->layers[1]);
@@ -475,33 +546,60 @@ static int forward_step(const Frontier *s, Side *d, int i, double deadline, size
  * covered by an option starting at j; a window that options starting before j cannot
  * fill exactly (``fillable``) ends the state.  That check is the backward scan's pruning:
  * without it its layers were 3-5 times the forward scan's (a 9x9 board of 78 cells); the
- * forward scan's windows are such unions by construction. */
+ * forward scan's windows are such unions by construction.  What is asked of a window is
+ * kept for the layer (``Asked``). */
 static int backward_step(const Frontier *s, Side *d, int j, double deadline, size_t budget, const int *halt) {
     Layer *cur = d->cur, *next = d->next;
     Pending *pending = d->pending;
     Fillable *f = &d->fillable;
-    int status = fillable_start(s, f, j), yes, waiting = d->waiting;
+    int status = fillable_start(s, f, j), waiting = d->waiting;
     unsigned long work = d->work;
     for (size_t k = 0; status == DONE && k < cur->used; k++) {
         Entry e = cur->entries[k];
+        if (k + AHEAD < cur->used)
+            __builtin_prefetch(windows_first(&f->windows, cur->entries[k + AHEAD].window << 1 | 1));
         if (e.count == 0) continue;
         if (waiting + (s->first[j + 1] - s->first[j]) + 1 > d->room) status = flush(s, next, pending, &waiting, j);
         uint64_t open = e.window << 1 | 1;
-        if ((yes = fillable(f, open)) > 0)
-            pending[waiting++] = (Pending){open, e.tail, e.totals, e.value, e.count, 0, 0};
-        for (int o = s->first[j]; yes >= 0 && o < s->first[j + 1]; o++) {
+        Asked *asked = windows_take(&f->windows, open);
+        if (asked && !(asked->tried >> FILLED & 1)) {
+            int yes = fillable(f, open);
+            asked->tried |= 1ULL << FILLED;
+            asked->fits |= (uint64_t)(yes > 0) << FILLED;
+            if (yes < 0) asked = NULL;
+        }
+        if (asked == NULL) {
+            status = NO_MEMORY;
+            break;
+        }
+        if (asked->fits >> FILLED & 1) pending[waiting++] = (Pending){open, e.tail, e.totals, e.value, e.count, 0, 0};
+        for (int o = s->first[j], bit = 0; o < s->first[j + 1]; o++, bit++) {
             if ((s->window[o] & ~open) || (s->tail[o] & e.tail)) continue;
             int ok;
-            uint64_t totals = moved(s, o, e.totals, &ok);
-            if (!ok || (yes = fillable(f, open & ~s->window[o])) <= 0) continue;
+            uint64_t totals = moved(s, o, e.totals, &ok), left = open & ~s->window[o];
+            if (!ok) continue;
+            if (bit >= FILLED || !(asked->tried >> bit & 1)) {
+                /* Not asked yet for this window (or past the bits kept): asked now. */
+                int yes = fillable(f, left);
+                if (yes < 0) {
+                    status = NO_MEMORY;
+                    break;
+                }
+                if (bit < FILLED) {
+                    asked->tried |= 1ULL << bit;
+                    asked->fits |= (uint64_t)yes << bit;
+                }
+                if (!yes) continue;
+            } else if (!(asked->fits >> bit & 1)) {
+                continue;
+            }
             uint64_t tail = e.tail | s->tail[o], value = e.value;
             if (s->other[o]) {
                 value += s->rho[o];
                 if (!good_has(s, tail & s->other_tail, totals & s->other_totals, s->region - value)) continue;
             }
-            pending[waiting++] = (Pending){open & ~s->window[o], tail, totals, value, e.count, o, 0};
+            pending[waiting++] = (Pending){left, tail, totals, value, e.count, o, 0};
         }
-        if (yes < 0) status = NO_MEMORY;
         if (status == DONE) status = checked(s, next, &work, deadline, budget, halt);
     }
     if (status == DONE) status = flush(s, next, pending, &waiting, j);
@@ -515,9 +613,10 @@ static int backward_step(const Frontier *s, Side *d, int j, double deadline, siz
 /* The join of a forward and a backward layer m: a tiling is a forward state and a
  * backward state that fit (the same window, the pieces used once split between them,
  * every counted piece's two totals summing within its bounds).  The live states of both
- * layers are laid out by the bucket of the (window, backward tail) they need, so that a
- * bucket's forward states meet its backward states in two short runs of memory; each of
- * two threads lays out and joins half the buckets. */
+ * layers are laid out by the bucket of the (window, backward tail, backward totals of the
+ * pieces counted exactly) they need, so that a bucket's forward states meet its backward
+ * states in two short runs of memory; each of two threads lays out and joins half the
+ * buckets. */
 typedef struct __attribute__((packed, aligned(8))) {
     uint64_t window, tail, totals;   /* tail: the backward one; totals as ``bytes`` lays them out, when it can */
     u128 count;
@@ -536,6 +635,11 @@ static uint64_t bytes(const Frontier *s, uint64_t totals, int *fits) {
 }
 
 enum { HIGH_BITS = 0x8080808080808080ULL };
+/* Backward states per bucket of the join: laying the states out by bucket writes to
+ * random places in the buckets' counts, and with a bucket per backward state those
+ * missed the cache, most of the join's time on issue 29's 7x14 board; the fits a bucket
+ * checks in vain cost less. */
+enum { BUCKET_STATES = 16 };
 
 typedef struct {
     const Frontier *s;
@@ -546,6 +650,7 @@ typedef struct {
     size_t laid[2][2];                /* per layer, the states each thread laid out */
     int by_bytes;                     /* the totals are bytes: a fit is lowest <= sum <= highest, a byte at a time */
     uint64_t lowest, highest;
+    uint64_t exact, exact_lo;         /* the fields of the pieces counted exactly (lo = hi), and their lo */
     double deadline;
 } Joined;
 
@@ -556,18 +661,31 @@ typedef struct {
     int status;
 } JoinShare;
 
-/* The backward tail a state of layer ``side`` (0 forward) needs, and its bucket. */
+/* The backward tail and the backward totals of the pieces counted exactly that a state of
+ * layer ``side`` (0 forward) needs: with the window, its bucket.  A forward state has
+ * placed at most lo copies of such a piece, so the fields subtract without a borrow.
+ * With pieces counted, a window's states differ mostly in their totals: on issue 29's
+ * 7x14 board, where two of three are counted exactly, the pairs of states a bucket
+ * checks went from 187 to 15 million. */
 static inline uint64_t wanted_tail(const Frontier *s, int side, uint64_t tail) { return side ? tail : s->tail_full & ~tail; }
+
+static inline uint64_t wanted_exact(const Joined *j, int side, uint64_t totals) {
+    return side ? totals & j->exact : j->exact_lo - (totals & j->exact);
+}
+
+static inline size_t bucket(const Joined *j, int side, const Entry *e) {
+    return mix(e->window, wanted_tail(j->s, side, e->tail), wanted_exact(j, side, e->totals)) & (j->buckets - 1);
+}
 
 /* Lays out thread t's buckets of one layer: counted, then its live states copied in,
  * each bucket's run filled from its end so that begin[b] ends at its first state. */
 static int lay_out(Joined *j, int side, int t) {
     const Frontier *s = j->s;
     const Layer *layer = j->layer[side];
-    size_t *begin = j->begin[side], mask = j->buckets - 1, first = t * (j->buckets / 2), last = first + j->buckets / 2;
+    size_t *begin = j->begin[side], first = t * (j->buckets / 2), last = first + j->buckets / 2;
     for (size_t k = 0; k < layer->used; k++) {
         const Entry *e = &layer->entries[k];
-        size_t b = mix(e->window, wanted_tail(s, side, e->tail), 0) & mask;
+        size_t b = bucket(j, side, e);
         if (e->count && b >= first && b < last) begin[b]++;
     }
     size_t laid = 0;
@@ -577,9 +695,9 @@ static int lay_out(Joined *j, int side, int t) {
     if (halves == NULL) return NO_MEMORY;
     for (size_t k = 0; k < layer->used; k++) {
         const Entry *e = &layer->entries[k];
-        uint64_t tail = wanted_tail(s, side, e->tail);
-        size_t b = mix(e->window, tail, 0) & mask;
+        size_t b = bucket(j, side, e);
         if (!e->count || b < first || b >= last) continue;
+        uint64_t tail = wanted_tail(s, side, e->tail);
         int unused;
         halves[--begin[b]] = (Half){e->window, tail, j->by_bytes ? bytes(s, e->totals, &unused) : e->totals, e->count};
     }
@@ -636,8 +754,13 @@ static void *join_share(void *argument) {
 static int join(const Frontier *s, const Layer *forward, const Layer *backward, double deadline, int threads,
                 u128 *total, size_t *extra_bytes) {
     Joined j = {.s = s, .layer = {forward, backward}, .buckets = 1024, .deadline = deadline};
-    while (j.buckets < backward->used) j.buckets *= 2;
+    while (j.buckets * BUCKET_STATES < backward->used) j.buckets *= 2;
     bytes(s, 0, &j.by_bytes);
+    for (int g = 0; g < s->n_groups; g++)
+        if (s->hi[g] && s->lo[g] == s->hi[g]) {
+            j.exact |= s->field[g] << s->shift[g];
+            j.exact_lo |= s->lo[g] << s->shift[g];
+        }
     for (int g = 0; j.by_bytes && g < s->n_groups; g++) {
         j.lowest |= s->lo[g] << (8 * g);
         j.highest |= (s->hi[g] ? s->hi[g] : 127) << (8 * g);

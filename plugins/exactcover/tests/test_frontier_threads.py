@@ -128,3 +128,57 @@ def test_one_and_two_threads_stop_at_the_budget_the_clock_and_a_cancel():
         started = time.monotonic()
         assert kernel.run(1 << 40, 0.0, threads)[0] == "interrupted"
         assert time.monotonic() - started < 2
+
+
+def counted_scans(seed: int, number: int, folder: Path):
+    """``number`` random instances of about 36 cells with a piece counted exactly (two
+    copies or more) and one within a range, as in issue 29's 7×14 board: a window's
+    backward states differ in their totals (what is asked of the window is asked once
+    for them all), and the join meets only the states whose exact totals add up."""
+    rng = random.Random(seed)
+    found = []
+    while len(found) < number:
+        table = random_instance(rng, 36)
+        exact = any(piece.get("count", 0) >= 2 for piece in table["pieces"])
+        ranged = any("min" in piece or "max" in piece for piece in table["pieces"])
+        if not (exact and ranged):
+            continue
+        pipeline = folder / "pipeline.toml"
+        pipeline.write_text(tomli_w.dumps(table))
+        plan = api.load(pipeline)
+        if plan.tiling_problem().area_problem():
+            continue
+        problem = cover_problem(build_tiling(plan.pieces, plan.region))
+        scan = layout(problem)
+        if not isinstance(scan, str):
+            found.append((problem, scan))
+    return found
+
+
+def test_one_and_two_threads_count_counted_pieces_where_they_meet(tmp_path):
+    """Pieces counted exactly and within a range: one thread and two, meeting where they
+    choose and at every cell, count what the search counts."""
+    seed = random.SystemRandom().randrange(2**32)
+    for problem, scan in counted_scans(seed, 12, tmp_path):
+        by_search = enumerate_covers(problem, None, Limits(threading.Event(), None)).count
+        for threads in (1, 2):
+            for meet in (-1, *range(scan.n_cells + 1)):
+                found = frontier(scan).run(1 << 40, 0.0, threads, meet)[:2]
+                assert found == ("completed", by_search), (seed, threads, meet)
+
+
+def test_more_options_at_a_cell_than_moves_kept_per_window():
+    """1×12 with 65 kinds of monomino (unlimited), one more used exactly twice, and
+    unlimited dominoes: more than 63 options start at a cell, past the moves the
+    backward scan keeps per window.  With d dominoes, the 12 - 2d monominoes are two of
+    the counted kind and 65 choices each for the rest, among 12 - d pieces in a row."""
+    pieces = [api.piece(f"M{k}", ["#"], unlimited=True) for k in range(65)]
+    pieces += [api.piece("X", ["#"], count=2), api.piece("D", ["##"], unlimited=True)]
+    plan = api.plan(["#" * 12], pieces, host=HOST)
+    scan = layout(cover_problem(build_tiling(plan.pieces, plan.region)))
+    starts = [option[0] for option in scan.options]
+    assert max(starts.count(cell) for cell in set(starts)) > 63
+    expected = sum(comb(12 - d, d) * comb(12 - 2 * d, 2) * 65 ** (10 - 2 * d) for d in range(6))
+    for threads in (1, 2):
+        for meet in (-1, *range(13)):
+            assert frontier(scan).run(1 << 40, 0.0, threads, meet)[:2] == ("completed", expected), (threads, meet)
