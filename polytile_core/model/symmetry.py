@@ -120,6 +120,28 @@ def problem_symmetries(model: Model, region: Region, pieces: Sequence[PieceType]
     return [symmetry for symmetry, _ in _placement_maps(model, region, pieces)]
 
 
+def may_have_symmetries(model: Model) -> bool:
+    """Whether ``search_symmetries`` may find more than the identity: the model declares
+    symmetries, or it is placements only and the cells they cover have a symmetry.  It
+    costs a read of the placements' cells, not the search's map of every placement
+    under every symmetry: a caller that would look for symmetries only in case asks
+    this first (an asymmetric board's count need not wait for it)."""
+    if model.symmetries:
+        return len(model.symmetries) > 1
+    return _placed_only(model) and len(_covered(model).symmetries()) > 1
+
+
+def _placed_only(model: Model) -> bool:
+    """A model of placements only (every variable places a piece) and no objective."""
+    return model.objective is None and bool(model.placements) and len(model.placements) == model.num_variables
+
+
+def _covered(model: Model) -> Region:
+    """The cells the model's placements cover (one C loop over them: a 100×100 board has
+    606,000 placements)."""
+    return Region(set().union(*(placement.cells for placement in model.placements.values())))
+
+
 def search_symmetries(model: Model, pieces: Sequence[PieceType] | None = None) -> list[Permutation]:
     """The symmetries a search may use on ``model``, identity first, each checked on its
     rows: those it declares if they hold, else the symmetries of its cells that carry
@@ -131,10 +153,9 @@ def search_symmetries(model: Model, pieces: Sequence[PieceType] | None = None) -
             return checked_symmetries(model)
         except ValueError:
             pass  # declared for the model this one was copied from (a part of a split): find its own
-    if model.objective is not None or not model.placements or len(model.placements) != model.num_variables:
+    if not _placed_only(model):
         return []
-    region = Region(cell for placement in model.placements.values() for cell in placement.cells)
-    found = [permutation for _, permutation in _placement_maps(model, region, pieces)]
+    found = [permutation for _, permutation in _placement_maps(model, _covered(model), pieces)]
     try:
         return checked_symmetries(attrs.evolve(model, symmetries=found))
     except ValueError:

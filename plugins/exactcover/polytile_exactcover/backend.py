@@ -22,7 +22,7 @@ from polytile_exactcover.estimate import listing_probe
 from polytile_exactcover.options import ExactCoverOptions
 from polytile_exactcover.outcome import Limits, SearchReport
 from polytile_exactcover.search import enumerate_covers, short_search
-from polytile_exactcover.symmetric import images_of, list_all, search_by_images, solve_distinct
+from polytile_exactcover.symmetric import images_of, list_all, may_search_by_images, search_by_images, solve_distinct
 
 # The counters that fill a table of the whole problem (``BackendResult.work`` "table").
 TABLES = {"frontier", "memo"}
@@ -72,8 +72,9 @@ class ExactCoverBackend:
                 images = images_of(model, problem, self.options)
                 return None if images is None else lambda: search_by_images(images, problem, None, limits, self.options)
 
+            by_images = image_search if may_search_by_images(model, self.options) else None
             outcome = count_covers(
-                problem, self.options, limits, image_search, search=not settings.probe, threads=settings.workers or 1
+                problem, self.options, limits, by_images, search=not settings.probe, threads=settings.workers or 1
             )
         else:
             outcome = enumerate_covers(problem, report, limits, limit=1, kernel=self.options.kernel)

@@ -43,6 +43,7 @@ from polytile_core.plugin import (
     choose_anchor,
     fixed_model,
     is_smallest_image,
+    may_have_symmetries,
     movers,
     search_symmetries,
 )
@@ -197,12 +198,19 @@ class Images:
     note: str
 
 
+def may_search_by_images(model: Model, options: ExactCoverOptions) -> bool:
+    """Whether ``images_of`` may find an image search: asked first where a count would
+    wait for one (on an asymmetric board, a frontier scan held to a trial's budget in
+    case an image search counts it faster)."""
+    return options.symmetry == "search" and model.pinned_on() is None and may_have_symmetries(model)
+
+
 def images_of(model: Model, problem: CoverProblem, options: ExactCoverOptions) -> Images | None:
     """The image search of ``model`` (module docstring), or None when the model has no
     symmetry or no anchor, or is a part of the tree split (``Model.pinned``: its
     symmetries would have to fix the pins, and finding them costs what reading the whole
     model does, which the part is spared)."""
-    if options.symmetry != "search" or model.pinned_on() is not None:
+    if not may_search_by_images(model, options):
         return None
     group = search_symmetries(model)
     anchor = choose_anchor(model, problem.rows, group, set(problem.variables)) if len(group) > 1 else None

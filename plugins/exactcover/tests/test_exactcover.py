@@ -393,3 +393,23 @@ def test_auto_counts_a_symmetric_board_by_images_when_its_frontier_outgrows_its_
         result.raw_status.startswith("images")
         and "frontier: more than" in result.details["exactcover_counter_fallback"]
     )
+
+
+def test_an_asymmetric_board_is_scanned_once_with_no_trial_for_an_image_search(monkeypatch):
+    """The frontier's trial budget is for a board an image search might count faster; on
+    a board with no symmetry its scan gets the whole budget at once (it was cut at the
+    trial's and made again)."""
+    import polytile_exactcover.count as count
+
+    scans = []
+    scan = count._Scan.__call__
+    monkeypatch.setattr(count, "IMAGES_FRONTIER_STATES", 100)
+    monkeypatch.setattr(count._Scan, "__call__", lambda self, budget: scans.append(budget) or scan(self, budget))
+    model = pentomino_model(LOPSIDED)
+    result, _, _ = solve_with(ExactCoverBackend(), model, "count")
+    by_search, _, _ = solve_with(ExactCoverBackend(ExactCoverOptions(counter="search")), model, "count")
+    assert result.count == by_search.count and result.raw_status == "frontier: completed"
+    assert scans == [count.FRONTIER_STATES]
+    scans.clear()
+    result, _, _ = solve_with(ExactCoverBackend(), pentomino_model(RING_8X8), "count")
+    assert result.count == 520 and scans[0] == 100  # symmetric: the trial first
