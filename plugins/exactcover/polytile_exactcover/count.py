@@ -61,7 +61,8 @@ def count_covers(
     kernel.  ``image_search()`` finds, when first asked, the search of one anchor
     placement per orbit of a symmetric model (or None); it is asked only when the
     frontier does not count the model, since finding the symmetries can cost more than
-    the count (0.1–0.2 s on the 2022 paper's Figs. 11 and 12).  Given such a search, the
+    the count (0.1–0.2 s on the 2022 paper's Figs. 11 and 12); a caller passes None for
+    a model that cannot have one (``may_search_by_images``).  Given such a search, the
     frontier's budget is ``IMAGES_FRONTIER_STATES`` and the memo is not tried; the search
     counts.  The reason for each step back is written to ``details["counter_fallback"]``.
     A forced frontier scan on a model it cannot lay out (a Burnside count's merged model,
