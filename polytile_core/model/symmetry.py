@@ -69,10 +69,14 @@ def _placement_maps(
     number = {cell: index for index, cell in enumerate(sorted(region.cells))}
     # Each variable's placement as (piece, cell numbers); None when it is no placement in the region.
     cells_of: list[tuple[str, tuple[int, ...]] | None] = [None] * model.num_variables
+    where: dict[tuple[str, frozenset[int]], int] = {}  # a placement's variable, by its piece and cells
     for var, placement in model.placements.items():
+        if not var % CHECK_EVERY:
+            check_build_limits()  # 60×60 with the pentominoes: 0.4 s before any symmetry is tried
         if all(cell in number for cell in placement.cells):
-            cells_of[var] = (placement.piece, tuple(number[cell] for cell in placement.cells))
-    where = {(entry[0], frozenset(entry[1])): var for var, entry in enumerate(cells_of) if entry is not None}
+            numbers = tuple(number[cell] for cell in placement.cells)
+            cells_of[var] = (placement.piece, numbers)
+            where[placement.piece, frozenset(numbers)] = var
     names = {placement.piece: placement.piece for placement in model.placements.values()}
     found: list[tuple[ProblemSymmetry, Permutation]] = []
     for symmetry in region.symmetries():
@@ -213,7 +217,11 @@ def checked_symmetries(model: Model) -> list[Permutation]:
     has: that raises ``ValueError`` rather than giving a wrong count."""
     if not model.symmetries:
         return []
-    rows = {(tuple(sorted(c.terms)), c.sense, c.rhs) for c in model.constraints}
+    rows = set()
+    for position, constraint in enumerate(model.constraints):
+        if not position % 256:
+            check_build_limits()  # a row of a large board's cell has hundreds of terms to sort
+        rows.add((tuple(sorted(constraint.terms)), constraint.sense, constraint.rhs))
     for number, permutation in enumerate(model.symmetries):
         if len(permutation) != model.num_variables or sorted(permutation) != list(range(model.num_variables)):
             raise ValueError(f"symmetry {number} is not a permutation of the {model.num_variables} variables")
