@@ -22,9 +22,9 @@
  *
  * The scan meets in the middle: one side scans forward from the first cell, the other
  * backward from the last (placing the options by their start cell, last first), until
- * they meet; the two layers there are joined (join).  On one thread (scan) the side with
- * the smaller layer takes the next step; on two (scan_both) each side has its own
- * thread and tables, with no lock but the one that hands out the next cell.
+ * they meet; the two layers there are joined (join).  On one thread (scan) the side whose
+ * next step should cost less takes it; on two (scan_both) each side has its own thread
+ * and tables, with no lock but the one that hands out the next cell.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -1162,8 +1162,9 @@ static PyObject *Frontier_cancel(Frontier *s, PyObject *unused) {
 
 static PyMethodDef Frontier_methods[] = {
     {"run", (PyCFunction)Frontier_run, METH_VARARGS,
-     "run(budget, time_limit[, threads[, meet]]) -> (status, count, peak states, peak bytes); threads > 1 scans on "
-     "two threads, from both ends to where their times balance (or to cell ``meet``, for tests)"},
+     "run(budget, time_limit[, threads[, meet]]) -> (status, count, peak states, peak bytes); the scan meets in the "
+     "middle, on two threads where their times balance if threads > 1, else on one where a step costs both sides the "
+     "same (or at cell ``meet``, for tests)"},
     {"cancel", (PyCFunction)Frontier_cancel, METH_NOARGS, "ask a running scan to stop soon (any thread)"},
     {NULL}
 };
