@@ -21,6 +21,7 @@ from typing import cast
 import attrs
 
 from polytile_core.config.pipeline import Candidates, Chosen, Plan
+from polytile_core.convert import CONVERTER
 from polytile_core.errors import InputError
 from polytile_core.solve.outcome import Outcome
 
@@ -60,15 +61,18 @@ class Route:
         return report
 
 
-def _set(options: object) -> dict | None:
-    """The options a route was given (an attrs instance or None), less those left unset
-    (None: a result file has no null).  ``attrs.asdict``, not the converter: options hold
+def _set(options: object) -> object:
+    """The options a route was given, less those left unset (None: a result file has no
+    null).  An attrs class (as the hook specs ask) by ``attrs.asdict``: its options hold
     plain values, and the converter would first write its code for the class, a
-    millisecond of a run that may take two."""
-    if options is None:
-        return None
-    given = attrs.asdict(cast(attrs.AttrsInstance, options))  # an options class is an attrs class
-    return {key: value for key, value in given.items() if value is not None}
+    millisecond of a run that may take two; any other by the converter."""
+    if options is not None and attrs.has(type(options)):
+        given = attrs.asdict(cast(attrs.AttrsInstance, options))
+    else:
+        given = CONVERTER.unstructure(options)
+    if isinstance(given, dict):
+        return {key: value for key, value in given.items() if value is not None}
+    return given
 
 
 @attrs.frozen
