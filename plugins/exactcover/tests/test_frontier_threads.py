@@ -23,13 +23,17 @@ from polytile_core.testing import api, build_tiling, fresh_host, random_instance
 HOST = fresh_host(polytile_exactcover)
 
 
-def scans(seed: int, number: int, folder: Path):
-    """``number`` random instances the scan can lay out, with their layouts."""
+def scans(seed: int, number: int, folder: Path, areas=(12, 20, 30), wanted=lambda table: True):
+    """``number`` random instances (of the ``areas``, and ``wanted``) the scan can lay
+    out, with their layouts."""
     rng = random.Random(seed)
     found = []
     while len(found) < number:
+        table = random_instance(rng, rng.choice(areas))
+        if not wanted(table):
+            continue
         pipeline = folder / "pipeline.toml"
-        pipeline.write_text(tomli_w.dumps(random_instance(rng, rng.choice((12, 20, 30)))))
+        pipeline.write_text(tomli_w.dumps(table))
         plan = api.load(pipeline)
         if plan.tiling_problem().area_problem():
             continue
@@ -130,36 +134,21 @@ def test_one_and_two_threads_stop_at_the_budget_the_clock_and_a_cancel():
         assert time.monotonic() - started < 2
 
 
-def counted_scans(seed: int, number: int, folder: Path):
-    """``number`` random instances of about 36 cells with a piece counted exactly (two
-    copies or more) and one within a range, as in issue 29's 7×14 board: a window's
-    backward states differ in their totals (what is asked of the window is asked once
-    for them all), and the join meets only the states whose exact totals add up."""
-    rng = random.Random(seed)
-    found = []
-    while len(found) < number:
-        table = random_instance(rng, 36)
-        exact = any(piece.get("count", 0) >= 2 for piece in table["pieces"])
-        ranged = any("min" in piece or "max" in piece for piece in table["pieces"])
-        if not (exact and ranged):
-            continue
-        pipeline = folder / "pipeline.toml"
-        pipeline.write_text(tomli_w.dumps(table))
-        plan = api.load(pipeline)
-        if plan.tiling_problem().area_problem():
-            continue
-        problem = cover_problem(build_tiling(plan.pieces, plan.region))
-        scan = layout(problem)
-        if not isinstance(scan, str):
-            found.append((problem, scan))
-    return found
+def counted(table) -> bool:
+    """A piece counted exactly (two copies or more) and one within a range, as in issue
+    29's 7×14 board: a window's backward states differ in their totals (what is asked of
+    the window is asked once for them all), and the join meets only the states whose
+    exact totals add up."""
+    exact = any(piece.get("count", 0) >= 2 for piece in table["pieces"])
+    ranged = any("min" in piece or "max" in piece for piece in table["pieces"])
+    return exact and ranged
 
 
 def test_one_and_two_threads_count_counted_pieces_where_they_meet(tmp_path):
     """Pieces counted exactly and within a range: one thread and two, meeting where they
     choose and at every cell, count what the search counts."""
     seed = random.SystemRandom().randrange(2**32)
-    for problem, scan in counted_scans(seed, 12, tmp_path):
+    for problem, scan in scans(seed, 12, tmp_path, areas=(36,), wanted=counted):
         by_search = enumerate_covers(problem, None, Limits(threading.Event(), None)).count
         for threads in (1, 2):
             for meet in (-1, *range(scan.n_cells + 1)):
