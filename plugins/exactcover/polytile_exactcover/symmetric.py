@@ -202,15 +202,21 @@ def may_search_by_images(model: Model, options: ExactCoverOptions) -> bool:
     """Whether ``images_of`` may find an image search: asked first where a count would
     wait for one (on an asymmetric board, a frontier scan held to a trial's budget in
     case an image search counts it faster)."""
-    return options.symmetry == "search" and model.pinned_on() is None and may_have_symmetries(model)
+    return _images_allowed(model, options) and may_have_symmetries(model)
+
+
+def _images_allowed(model: Model, options: ExactCoverOptions) -> bool:
+    """The options ask for the search by images, and the model is no part of the tree
+    split (``Model.pinned``: its symmetries would have to fix the pins, and finding them
+    costs what reading the whole model does, which the part is spared)."""
+    return options.symmetry == "search" and model.pinned_on() is None
 
 
 def images_of(model: Model, problem: CoverProblem, options: ExactCoverOptions) -> Images | None:
     """The image search of ``model`` (module docstring), or None when the model has no
-    symmetry or no anchor, or is a part of the tree split (``Model.pinned``: its
-    symmetries would have to fix the pins, and finding them costs what reading the whole
-    model does, which the part is spared)."""
-    if not may_search_by_images(model, options):
+    symmetry or no anchor, or images are not allowed (``_images_allowed``).  It does not
+    ask ``may_have_symmetries`` again: finding the symmetries reads the same cells."""
+    if not _images_allowed(model, options):
         return None
     group = search_symmetries(model)
     anchor = choose_anchor(model, problem.rows, group, set(problem.variables)) if len(group) > 1 else None
