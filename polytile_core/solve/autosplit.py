@@ -95,7 +95,9 @@ def solve_probed(plan: Plan, model: Model, context: RunContext) -> Outcome:
         if not answers:
             how = f"within {probe_seconds:g} s"
         else:
-            how = "by its tables" if plan.settings.mode == "count" else "as a short listing"
+            how = "as a short listing" if plan.settings.mode != "count" else "by its tables"
+            if plan.settings.mode == "count" and outcome.work == "search":
+                how = "by a short search"
         route = f"whole: the probe finished it {how}" if outcome.termination == Termination.COMPLETED else "whole"
         return attrs.evolve(outcome, details={**outcome.details, "when_long": route})
     if too_many:

@@ -9,6 +9,11 @@
  * solution (taking the GIL back for a batch of calls: _handover.h), checks a cancel
  * flag and the clock every few thousand nodes, and stops after ``limit`` solutions when ``limit`` > 0 (and
  * after ``node_limit`` nodes when that is > 0: a probe of how hard the search is).
+ *
+ * A search stopped by its node limit can be resumed where it stopped: on the way back up
+ * each level keeps the option it was trying (``path``), and since dancing links restores
+ * the lists exactly, a resumed search chooses the same items again and starts each level
+ * of that path at the kept option, so the probe's nodes are never searched twice.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -33,6 +38,8 @@ typedef struct {
     long long *group_weight;
     long long *count_in_group, *lo, *hi;
     int *chosen;                   /* option chosen at each level */
+    int *path;                     /* node tried at each level when the node limit stopped it */
+    int stop_depth, resumable, resuming;
     volatile int cancel;
     /* per run */
     unsigned long long solutions, limit, nodes, node_limit;
@@ -112,7 +119,14 @@ static int report(Search *s, int depth) {
 /* Returns 0 when the whole search must stop. */
 static int search(Search *s, int depth) {
     if (s->rlink[0] == 0) return report(s, depth);
-    if (++s->nodes == s->node_limit) { s->status = NODE_LIMIT; return 0; }
+    if (s->resuming) {
+        /* Down the path again, uncounted; the node that stopped was counted by that run. */
+        if (depth == s->stop_depth) s->resuming = 0;
+    } else if (++s->nodes == s->node_limit) {
+        s->status = NODE_LIMIT;
+        s->stop_depth = depth;
+        return 0;
+    }
     if ((s->nodes & 4095) == 0) {
         if (s->cancel) { s->status = CANCELLED; return 0; }
         double at = now();
@@ -126,7 +140,7 @@ static int search(Search *s, int depth) {
     if (fewest == 0) return 1;
     int go_on = 1;
     cover(s, best);
-    for (int r = s->dlink[best]; go_on && r != best; r = s->dlink[r]) {
+    for (int r = s->resuming ? s->path[depth] : s->dlink[best]; go_on && r != best; r = s->dlink[r]) {
         int option = s->node_option[r];
         if (s->n_groups && !fits(s, option)) continue;
         add_groups(s, option, 1);
@@ -136,6 +150,7 @@ static int search(Search *s, int depth) {
         }
         s->chosen[depth] = option;
         go_on = search(s, depth + 1);
+        if (!go_on && s->status == NODE_LIMIT) s->path[depth] = r;
         for (int q = r - 1; q != r;) {
             int x = s->top[q];
             if (x <= 0) q = s->dlink[q]; else { uncover(s, x); q--; }
@@ -216,7 +231,7 @@ static PyObject *Search_estimate(Search *s, PyObject *args) {
 static void Search_dealloc(Search *s) {
     free(s->llink); free(s->rlink); free(s->top); free(s->ulink); free(s->dlink);
     free(s->len); free(s->node_option); free(s->group_start); free(s->group_id);
-    free(s->group_weight); free(s->count_in_group); free(s->lo); free(s->hi); free(s->chosen);
+    free(s->group_weight); free(s->count_in_group); free(s->lo); free(s->hi); free(s->chosen); free(s->path);
     held_free(&s->held);
     Py_TYPE(s)->tp_free((PyObject *)s);
 }
@@ -252,8 +267,9 @@ static int Search_init(Search *s, PyObject *args, PyObject *kwds) {
     s->node_option = calloc(s->n_nodes, sizeof(int));
     s->count_in_group = calloc(s->n_groups + 1, sizeof(long long));
     s->chosen = calloc(n_items + 1, sizeof(int));
+    s->path = calloc(n_items + 1, sizeof(int));
     if (!held_init(&s->held, n_items) || !s->llink || !s->rlink || !s->top || !s->ulink || !s->dlink || !s->len ||
-        !s->node_option || !s->count_in_group || !s->chosen) {
+        !s->node_option || !s->count_in_group || !s->chosen || !s->path) {
         cover_input_free(&in);
         PyErr_NoMemory();
         return -1;
@@ -293,18 +309,22 @@ static int Search_init(Search *s, PyObject *args, PyObject *kwds) {
     return 0;
 }
 
-/* run(callback, limit, time_limit[, node_limit]) -> (status, solutions)
- * status: "completed", "solution_limit", "interrupted", "time_limit" or "node_limit". */
-static PyObject *Search_run(Search *s, PyObject *args) {
+/* The search from the root (``resume`` 0) or from where its node limit stopped it. */
+static PyObject *go(Search *s, PyObject *args, int resume) {
     PyObject *callback;
     unsigned long long limit;
     double time_limit;
     unsigned long long node_limit = 0;
     if (!PyArg_ParseTuple(args, "OKd|K", &callback, &limit, &time_limit, &node_limit)) return NULL;
     if (s->running) { PyErr_SetString(PyExc_RuntimeError, "this search is already running"); return NULL; }
+    if (resume && !s->resumable) {
+        PyErr_SetString(PyExc_RuntimeError, "only a search stopped by its node limit can be resumed");
+        return NULL;
+    }
     s->callback = callback;
     s->limit = limit;
-    s->solutions = 0;
+    if (!resume) s->solutions = 0;
+    s->resuming = resume;
     s->nodes = 0;
     s->node_limit = node_limit;
     s->status = DONE;
@@ -320,11 +340,20 @@ static PyObject *Search_run(Search *s, PyObject *args) {
     PyEval_RestoreThread(s->thread_state);
     if (s->status != FAILED && s->held.count && !held_hand_over(&s->held, callback, now())) s->status = FAILED;
     s->running = 0;
+    s->resumable = s->status == NODE_LIMIT;
     Py_DECREF(callback);
     if (s->status == FAILED) return NULL;
     static const char *names[] = {"completed", "solution_limit", "interrupted", "time_limit", "node_limit"};
     return Py_BuildValue("(sK)", names[s->status], s->solutions);
 }
+
+/* run(callback, limit, time_limit[, node_limit]) -> (status, solutions)
+ * status: "completed", "solution_limit", "interrupted", "time_limit" or "node_limit". */
+static PyObject *Search_run(Search *s, PyObject *args) { return go(s, args, 0); }
+
+/* resume(callback, limit, time_limit[, node_limit]): run's answer, going on from where the
+ * last run or resume stopped at its node limit; solutions counts them all. */
+static PyObject *Search_resume(Search *s, PyObject *args) { return go(s, args, 1); }
 
 static PyObject *Search_cancel(Search *s, PyObject *unused) {
     s->cancel = 1;
@@ -334,6 +363,8 @@ static PyObject *Search_cancel(Search *s, PyObject *unused) {
 static PyMethodDef Search_methods[] = {
     {"run", (PyCFunction)Search_run, METH_VARARGS,
      "run(callback, limit, time_limit[, node_limit]) -> (status, solutions); callback None counts only"},
+    {"resume", (PyCFunction)Search_resume, METH_VARARGS,
+     "resume(callback, limit, time_limit[, node_limit]) -> run's answer, from where the node limit stopped it"},
     {"estimate", (PyCFunction)Search_estimate, METH_VARARGS,
      "estimate(dives, seed) -> Knuth's estimate of the nodes a full search visits (the mean of random dives)"},
     {"cancel", (PyCFunction)Search_cancel, METH_NOARGS, "ask a running search to stop soon (any thread)"},

@@ -3,9 +3,10 @@ count or the search up to symmetry that the mode and the options ask for."""
 
 from __future__ import annotations
 
-import functools
 import threading
 from collections.abc import Callable
+
+import attrs
 
 from polytile_core.plugin import (
     BackendResult,
@@ -17,12 +18,19 @@ from polytile_core.plugin import (
     Termination,
 )
 from polytile_exactcover.count import count_covers
-from polytile_exactcover.cover import cover_problem, pinned_problem
+from polytile_exactcover.cover import CoverProblem, cover_problem, pinned_problem
 from polytile_exactcover.estimate import listing_probe
 from polytile_exactcover.options import ExactCoverOptions
 from polytile_exactcover.outcome import Limits, SearchReport
 from polytile_exactcover.search import enumerate_covers, short_search
-from polytile_exactcover.symmetric import images_of, list_all, may_search_by_images, search_by_images, solve_distinct
+from polytile_exactcover.symmetric import (
+    Images,
+    images_of,
+    list_all,
+    may_search_by_images,
+    search_by_images,
+    solve_distinct,
+)
 
 # The counters that fill a table of the whole problem (``BackendResult.work`` "table").
 TABLES = {"frontier", "memo"}
@@ -66,13 +74,7 @@ class ExactCoverBackend:
             # A search, with the anchor on one placement per orbit and the images made (or counted).
             outcome = list_all(model, problem, report if settings.mode == "all" else None, limits, self.options)
         elif settings.mode == "count":
-
-            @functools.cache
-            def image_search() -> Callable[[], SearchReport] | None:
-                images = images_of(model, problem, self.options)
-                return None if images is None else lambda: search_by_images(images, problem, None, limits, self.options)
-
-            by_images = image_search if may_search_by_images(model, self.options) else None
+            by_images = _ImageSearch(model, problem, self.options, limits)
             outcome = count_covers(
                 problem, self.options, limits, by_images, search=not settings.probe, threads=settings.workers or 1
             )
@@ -93,6 +95,32 @@ class ExactCoverBackend:
             details={f"exactcover_{key}": value for key, value in outcome.details.items()},
             work="table" if TABLES & set(outcome.how.split("+")) else "search",
         )
+
+
+@attrs.define
+class _ImageSearch:
+    """``count.ImageSearch`` for ``model``: each question answered once, when first asked."""
+
+    model: Model
+    problem: CoverProblem
+    options: ExactCoverOptions
+    limits: Limits
+    _possible: bool | None = None
+    _looked: bool = False
+    _images: Images | None = None
+
+    def possible(self) -> bool:
+        if self._possible is None:
+            self._possible = may_search_by_images(self.model, self.options)
+        return self._possible
+
+    def __call__(self) -> Callable[[], SearchReport] | None:
+        if not self._looked:
+            self._images, self._looked = images_of(self.model, self.problem, self.options), True
+        images = self._images
+        if images is None:
+            return None
+        return lambda: search_by_images(images, self.problem, None, self.limits, self.options)
 
 
 def _reporter(model: Model, on_solution: OnSolution) -> OnSolution:

@@ -4,6 +4,7 @@ the search kernel, each within its budget, and why each step fell back to the ne
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol
 
 import attrs
 
@@ -44,25 +45,37 @@ FRONTIER_FLOOR = 0.25
 FRONTIER_THREADS = 2
 
 
+class ImageSearch(Protocol):
+    """A count's search of one anchor placement per orbit of a symmetric model, found only
+    when asked: ``possible()`` is a cheap look (may the model have symmetries at all),
+    calling it finds the symmetries (0.1–0.2 s on the 2022 paper's Figs. 11 and 12) and
+    gives the search, or None."""
+
+    def possible(self) -> bool: ...
+
+    def __call__(self) -> Callable[[], SearchReport] | None: ...
+
+
 def count_covers(
     problem: CoverProblem,
     options: ExactCoverOptions,
     limits: Limits,
-    image_search: Callable[[], Callable[[], SearchReport] | None] | None = None,
+    image_search: ImageSearch | None = None,
     *,
     search: bool = True,
     threads: int = 1,
 ) -> SearchReport:
     """Count without listing: the frontier scan, the memo or the search kernel, as
     ``options.counter`` says.  On auto: dancing links if it finishes within
-    ``PROBE_NODES`` nodes; else Knuth's estimate of the search's time, then the frontier
+    ``PROBE_NODES`` nodes, or, estimated nearly done, resumed within ``RESUME_NODES``
+    more; else Knuth's estimate of the search's time, then the frontier
     scan within its budget of states and of time (``FRONTIER_SHARE`` of the estimated
     search, on up to two of ``threads`` threads), then the memo within its budget, then the search
     kernel.  ``image_search()`` finds, when first asked, the search of one anchor
     placement per orbit of a symmetric model (or None); it is asked only when the
     frontier does not count the model, since finding the symmetries can cost more than
-    the count (0.1–0.2 s on the 2022 paper's Figs. 11 and 12); a caller passes None for
-    a model that cannot have one (``may_search_by_images``).  Given such a search, the
+    the count; ``image_search.possible()`` is asked only once the short search has not
+    counted it.  Given such a search, the
     frontier's budget is ``IMAGES_FRONTIER_STATES`` and the memo is not tried; the search
     counts.  The reason for each step back is written to ``details["counter_fallback"]``.
     A forced frontier scan on a model it cannot lay out (a Burnside count's merged model,
@@ -75,11 +88,13 @@ def count_covers(
     if auto:
         # A short dancing-links search ends many small counts in under a millisecond,
         # before the frontier's layout (milliseconds of Python) is made.
-        probe = estimated_search(problem, limits)
+        probe = estimated_search(problem, limits, finish_short=True)
         if probe.finished is not None:
             return probe.finished
         share = max(FRONTIER_SHARE * probe.seconds / threads, FRONTIER_FLOOR)
         notes.append(f"dlx: not done in {PROBE_NODES} nodes; the search would take about {probe.seconds:.3g} s")
+    if image_search is not None and not image_search.possible():
+        image_search = None
     if options.counter in ("auto", "frontier"):
         plan = layout(problem)
         if isinstance(plan, str):

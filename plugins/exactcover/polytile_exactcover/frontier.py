@@ -179,18 +179,20 @@ def pockets(problem: CoverProblem, rows: Sequence[Row], n_cells: int) -> Pockets
     shapes = problem.shapes
     if len(shapes) != len(rows) or not n_cells:
         return Pockets()
-    places: list[set[tuple[int, int]] | None] = [None] * n_cells
+    places: list[frozenset[Cell] | None] = [None] * n_cells
     sizes = set()
+    connected: dict[frozenset[Cell], bool] = {}  # per shape up to translation: a piece's placements share it
     for number, (shape, (start, window, _, _)) in enumerate(zip(shapes, rows, strict=True)):
         if not number % 4096:
             check_build_limits()
         cells = [start + bit for bit in range(window.bit_length()) if window >> bit & 1]
-        if len(shape) != len(cells) or not _connected(shape):
+        if len(shape) != len(cells) or not _connected(shape, connected):
             return Pockets()
         sizes.add(len(cells))
+        covered = frozenset(shape)
         for position in cells:
             common = places[position]
-            places[position] = set(shape) if common is None else common & set(shape)
+            places[position] = covered if common is None else common & covered
     if any(common is None or len(common) != 1 for common in places):
         return Pockets()
     cell_at = [next(iter(common)) for common in places if common is not None]
@@ -205,7 +207,16 @@ def pockets(problem: CoverProblem, rows: Sequence[Row], n_cells: int) -> Pockets
     return Pockets(gcd(*sizes), min(sizes), reach, neighbours)
 
 
-def _connected(shape: Sequence[Cell]) -> bool:
+def _connected(shape: Sequence[Cell], known: dict[frozenset[Cell], bool]) -> bool:
+    """Whether ``shape`` is 4-connected, looked up in ``known`` by its shape at the origin."""
+    left, bottom = min(x for x, _ in shape), min(y for _, y in shape)
+    key = frozenset((x - left, y - bottom) for x, y in shape)
+    if key not in known:
+        known[key] = _flood(shape)
+    return known[key]
+
+
+def _flood(shape: Sequence[Cell]) -> bool:
     cells = set(shape)
     seen = {shape[0]}
     todo = [shape[0]]

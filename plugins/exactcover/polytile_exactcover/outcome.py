@@ -47,6 +47,12 @@ class Kernel(Protocol):
     def cancel(self) -> None: ...
 
 
+class Resumable(Kernel, Protocol):
+    """A kernel that can go on from where its node limit stopped it (``_dlx.Search``)."""
+
+    def resume(self, *args: Any) -> Any: ...
+
+
 class Limits:
     """The stop event and the deadline shared by every search of one solve."""
 
@@ -72,3 +78,8 @@ class Limits:
         set: every kernel's way in."""
         with relay_stop(self.stop, kernel.cancel):  # the relay's own interval: a shorter one wakes it
             return kernel.run(*args)
+
+    def resume(self, kernel: Resumable, *args: Any) -> Any:
+        """``kernel.resume(*args)``, as ``run`` runs it."""
+        with relay_stop(self.stop, kernel.cancel):
+            return kernel.resume(*args)

@@ -10,6 +10,7 @@ import threading
 import time
 
 import polytile_exactcover
+import pytest
 from polytile_exactcover._dlx import Search
 from polytile_exactcover.cover import cover_problem
 from polytile_exactcover.estimate import ESTIMATE_DIVES, ESTIMATE_SECONDS, _estimated_nodes
@@ -83,3 +84,77 @@ def test_the_estimate_of_a_long_dive_stops_within_its_time():
     assert _estimated_nodes(slow, Limits(threading.Event(), None)) == 1000.0  # type: ignore[arg-type]
     assert time.monotonic() - started < ESTIMATE_SECONDS + 0.5
     assert 1 <= slow.dives < ESTIMATE_DIVES
+
+
+def listing(into: list[list[int]]):
+    return lambda chosen: into.append(sorted(chosen))
+
+
+def test_a_search_resumed_after_its_node_limit_finds_what_one_run_finds():
+    """Stopped every few nodes, with dives between (as the count's probe makes them), and
+    resumed each time: the same solutions in the same order as one run, none twice."""
+    seed = random.SystemRandom().randrange(2**32)
+    rng = random.Random(seed)
+    for _ in range(12):
+        width, height = rng.randint(3, 6), rng.randint(3, 5)
+        names = rng.sample(sorted(SHAPES), rng.randint(1, 3))
+        pieces = [
+            api.piece(name, SHAPES[name], **rng.choice([{"unlimited": True}, {"max": rng.randint(1, 4)}]))
+            for name in names
+        ]
+        plan = api.plan((width, height), pieces, host=HOST)
+        problem = cover_problem(build_tiling(plan.pieces, plan.region))
+        search = Search(problem.n_items, problem.options, problem.groups)
+        whole: list[list[int]] = []
+        assert search.run(listing(whole), 0, 0.0)[0] == "completed"
+        step = rng.randint(1, 50)
+        in_steps: list[list[int]] = []
+        status, count = search.run(listing(in_steps), 0, 0.0, step)
+        while status == "node_limit":
+            search.estimate(rng.randint(0, 5), rng.randrange(2**32))
+            status, count = search.resume(listing(in_steps), 0, 0.0, step)
+        assert status == "completed", seed
+        assert in_steps == whole and count == len(whole), (seed, width, height, names, step)
+
+
+def test_only_a_search_stopped_by_its_node_limit_resumes():
+    plan = api.plan((4, 4), [api.piece("L3", SHAPES["L3"], unlimited=True)], host=HOST)
+    problem = cover_problem(build_tiling(plan.pieces, plan.region))
+    search = Search(problem.n_items, problem.options, problem.groups)
+    with pytest.raises(RuntimeError, match="node limit"):
+        search.resume(None, 0, 0.0)
+    search.run(None, 0, 0.0)
+    with pytest.raises(RuntimeError, match="node limit"):
+        search.resume(None, 0, 0.0)
+
+
+def test_a_count_estimated_short_resumes_its_probe(monkeypatch):
+    """The count on auto with a probe of 30 nodes: estimated short, the probe is resumed and
+    counts by itself (what the frontier scan counts); given too few more nodes, it steps
+    to the frontier, which counts the same."""
+    from polytile_exactcover import estimate
+    from polytile_exactcover.count import count_covers
+    from polytile_exactcover.options import ExactCoverOptions
+
+    monkeypatch.setattr(estimate, "PROBE_NODES", 30)
+    monkeypatch.setattr(estimate, "SHORT_SEARCH_NODES", 10**9)
+    seed = random.SystemRandom().randrange(2**32)
+    rng = random.Random(seed)
+    resumed = 0
+    for _ in range(10):
+        width, height = rng.randint(4, 6), rng.randint(3, 5)
+        names = rng.sample(sorted(SHAPES), rng.randint(1, 3))
+        pieces = [api.piece(name, SHAPES[name], unlimited=True) for name in names]
+        plan = api.plan((width, height), pieces, host=HOST)
+        problem = cover_problem(build_tiling(plan.pieces, plan.region))
+        limits = Limits(threading.Event(), None)
+        expected = count_covers(problem, ExactCoverOptions(counter="frontier"), limits)
+        assert expected.how == "frontier", seed
+        for more, kernel in ((10**9, "dlx"), (1, None)):
+            monkeypatch.setattr(estimate, "RESUME_NODES", more)
+            counted = count_covers(problem, ExactCoverOptions(), limits)
+            assert counted.count == expected.count, (seed, width, height, names, more)
+            if kernel == "dlx" and counted.details.get("counter_fallback", "").startswith("dlx: not done"):
+                raise AssertionError(f"not resumed: {counted.details} (seed {seed})")
+            resumed += kernel == "dlx" and counted.how == "dlx" and expected.count > 0
+    assert resumed, seed

@@ -431,7 +431,7 @@ def default_plan(width: int, height: int, shape: list[str], jobs: int = 2, backe
 def test_a_small_count_stays_whole():
     result = run(default_plan(4, 4, ["##"]))
     assert result.count == 36  # dominoes, OEIS A004003
-    assert result.details["when_long"] == "whole: the probe finished it by its tables"
+    assert result.details["when_long"] == "whole: the probe finished it by a short search"
     assert "split" not in result.details
 
 
