@@ -427,10 +427,30 @@ def whole_solution(part: Part, ones: list[int], pieces: dict[int, PlacedPiece] |
 def _halt(executor: concurrent.futures.Executor) -> None:
     """Cancel queued parts and make running ones stop now."""
     processes = list((getattr(executor, "_processes", None) or {}).values())
+    manager = getattr(executor, "_executor_manager_thread", None)  # shutdown forgets it
     executor.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         if process.is_alive():
             process.kill()
+    if manager is not None:
+        _not_waited_for_at_exit(manager)
+
+
+def _not_waited_for_at_exit(manager: threading.Thread) -> None:
+    """Leave a killed process pool's manager thread out of what Python waits for at exit.
+
+    A worker killed while it sends its part (a listing's lines, megabytes) leaves half a
+    message in the pool's result pipe: the manager thread then waits for the rest for
+    ever, and ``concurrent.futures`` joins that thread when Python exits, so the run
+    ended but the process never did (seen with ``executor = "process"`` and a time limit:
+    3 runs in 6).  The thread is a daemon (started from the run's own daemon thread) and
+    holds nothing of the result; only the exit's join is dropped.  Private to CPython's
+    ``concurrent.futures.process`` (3.11 to 3.13), hence looked up with care."""
+    from concurrent.futures import process
+
+    waited = getattr(process, "_threads_wakeups", None)
+    if manager.daemon and waited is not None:
+        waited.pop(manager, None)
 
 
 def speedup_measures(unsplit_seconds: float, reports: tuple[SubproblemReport, ...]) -> dict[str, float]:
