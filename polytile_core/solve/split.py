@@ -47,6 +47,12 @@ MOST_WORKERS = 4096
 # A part's solutions are handed on in batches of this many (their lines written at once);
 # a stop is seen between two batches.
 HANDED_AT_ONCE = 4096
+# When the run ends by its time limit or a stop, the seconds it waits for the parts still
+# running to hand back what they found: parts on threads see the stop, and every part's
+# own time limit is the run's deadline (``workers.solve_part``'s ``sent_at``), so a part
+# on another process stops by it too.  A part that has not answered by then is stopped
+# (killed, on processes) and its solutions are lost; the result says the run was cut short.
+GRACE = 0.5
 
 
 def solve_split(plan: Plan, model: Model, context: RunContext) -> Outcome:
@@ -135,6 +141,9 @@ class SplitRunner:
         finally:
             if self.in_flight or not exhausted:
                 halt.set()
+                if not self.errors and not (self.mode == "one" and self.found_any):
+                    # Only parts that stop by themselves answer: on threads, or at the deadline.
+                    self._take_back_stopping(submitter, running=shared_stop is not None or self.timed_out)
                 for part, handed_over in self.in_flight.values():
                     if self.errors:
                         self.failed(part, RuntimeError("not finished: the run stopped after a failed part"))
@@ -164,8 +173,22 @@ class SplitRunner:
         future = submitter.submit(part, self._part_settings(), self.keep_for_part(lines), lines)
         self.in_flight[future] = (part, time.perf_counter())
 
-    def _take_back(self, submitter: _Submitter) -> bool:
-        """Take what the parts that finished in the last moment found; True: the executor broke."""
+    def _take_back_stopping(self, submitter: _Submitter, *, running: bool) -> None:
+        """As the run ends: parts still queued are cancelled; with ``running``, what the
+        running ones found is taken back as they stop, for up to ``GRACE`` seconds."""
+        why = Termination.TIME_LIMIT if self.timed_out else Termination.INTERRUPTED
+        for future in list(self.in_flight):
+            if future.cancel():
+                part, handed_over = self.in_flight.pop(future)
+                self.stopped(part, why, time.perf_counter() - handed_over)
+        ends = time.monotonic() + GRACE
+        while running and self.in_flight and time.monotonic() < ends:
+            if self._take_back(submitter, again=False):
+                break
+
+    def _take_back(self, submitter: _Submitter, *, again: bool = True) -> bool:
+        """Take what the parts that finished in the last moment found; True: the executor
+        broke.  ``again``: a worker that lacks the model gets the part again with it."""
         done, _ = concurrent.futures.wait(self.in_flight, timeout=0.1, return_when=concurrent.futures.FIRST_COMPLETED)
         broken = False
         for future in done:
@@ -174,12 +197,15 @@ class SplitRunner:
                 outcome = future.result()
                 if part.fixed is not None:
                     submitter.answered(outcome)
+                if isinstance(outcome, ModelNeeded) and not again:
+                    self.stopped(part, Termination.TIME_LIMIT if self.timed_out else Termination.INTERRUPTED, 0.0)
+                    continue
                 if isinstance(outcome, ModelNeeded):
                     lines = self.lines_for(part)
-                    again = submitter.submit(
+                    resent = submitter.submit(
                         part, self._part_settings(), self.keep_for_part(lines), lines, with_model=True
                     )
-                    self.in_flight[again] = (part, handed_over)
+                    self.in_flight[resent] = (part, handed_over)
                     continue
                 whole = self.finished(part, outcome)
                 if part.fixed is not None:
@@ -384,6 +410,7 @@ class _Submitter:
                 keep,
                 self.stop_event,
                 lines,
+                time.time(),
             )
         parcel = self.parcels.get(id(part.model))
         if parcel is None:
@@ -403,6 +430,7 @@ class _Submitter:
             keep,
             self.stop_event,
             lines,
+            time.time(),
         )
 
     def close(self) -> None:

@@ -61,6 +61,7 @@ def solve_part(
     keep: int | None,
     stop: threading.Event | None = None,
     lines: Lines | None = None,
+    sent_at: float | None = None,
 ) -> PartOutcome:
     """Solve one part (runs in a worker: a thread or another process).
 
@@ -68,8 +69,12 @@ def solve_part(
     ``stop`` is an event the worker can see (thread executors); process workers are
     stopped by killing them instead.  ``lines`` (a listing to .jsonl): every solution's
     line is made here, in the worker, and sent back as text with the first ``keep``.
+    ``sent_at`` (``time.time()`` when the part was handed over): its time limit, what
+    was left of the run's when it was sent, is shortened by its wait in the queue, so that
+    it ends by the run's deadline and its answer reaches the run (``split.GRACE``).
     """
     started = time.perf_counter()
+    settings = _less_the_wait(settings, sent_at)
     solutions: list[list[int]] = []
 
     def on_solution(ones: list[int]) -> None:
@@ -106,6 +111,7 @@ def solve_fixed_part(
     keep: int | None,
     stop: threading.Event | None = None,
     lines: Lines | None = None,
+    sent_at: float | None = None,
 ) -> PartOutcome | ModelNeeded:
     """Solve the whole model of ``parcel`` with the ``fixed`` variables pinned to 1 (in a worker).
 
@@ -118,7 +124,16 @@ def solve_fixed_part(
         return ModelNeeded(worker_name())
     model = whole.pinned(fixed)
     prepared = time.perf_counter()
-    outcome = solve_part(factory, backend_options, model, settings, keep, stop, lines)
+    outcome = solve_part(factory, backend_options, model, _less_the_wait(settings, sent_at), keep, stop, lines)
     return attrs.evolve(
         outcome, seconds=time.perf_counter() - started, prepare_seconds=prepared - started, worker=worker_name()
     )
+
+
+def _less_the_wait(settings: SolveSettings, sent_at: float | None) -> SolveSettings:
+    """``settings`` with the time since ``sent_at`` taken off the time limit (at least a
+    millisecond left: a part that starts after the deadline stops at once)."""
+    if sent_at is None or settings.time_limit is None:
+        return settings
+    waited = max(0.0, time.time() - sent_at)
+    return attrs.evolve(settings, time_limit=max(settings.time_limit - waited, 0.001))

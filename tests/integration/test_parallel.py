@@ -36,6 +36,7 @@ class InjectedOptions:
     fast: str = ""  # parts solved at once; every other part sleeps (when slow is set)
     slow: bool = False
     pid_dir: str = ""
+    found_then_slow: bool = False  # each part finds one tiling, then sleeps until stopped
 
 
 class InjectingBackend:
@@ -50,14 +51,23 @@ class InjectingBackend:
             Path(self.options.pid_dir, str(os.getpid())).touch()
         if self.options.fail and self.options.fail in key:
             raise RuntimeError("the solver crashed")
+        if self.options.found_then_slow:
+            found = CpsatBackend().solve(model, attrs.evolve(settings, mode="one"), on_solution, stop)
+            _sleep(settings, stop)
+            return attrs.evolve(found, termination=Termination.TIME_LIMIT, count=int(found.found == Found.FEASIBLE))
         if self.options.slow and not (self.options.fast and self.options.fast in key):
-            ends = time.monotonic() + (settings.time_limit or 120)
-            while time.monotonic() < ends and not stop.wait(0.05):
-                pass
+            _sleep(settings, stop)
             from polytile_core.host.contracts import BackendResult
 
             return BackendResult(Termination.TIME_LIMIT, Found.NONE, "slept")
         return CpsatBackend().solve(model, settings, on_solution, stop)
+
+
+def _sleep(settings, stop) -> None:
+    """Until the part's time limit (or 120 s) or the stop."""
+    ends = time.monotonic() + (settings.time_limit or 120)
+    while time.monotonic() < ends and not stop.wait(0.05):
+        pass
 
 
 class InjectingPlugin:
@@ -298,3 +308,35 @@ def test_a_pool_halted_while_a_worker_sends_lets_python_exit(tmp_path, variant):
         return
     assert variant == "mended", "the unmended script ended: the test no longer catches the hang"
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+@pytest.mark.parametrize("executor", ["process", "thread"])
+def test_a_split_ended_by_its_time_limit_keeps_what_its_running_parts_found(executor):
+    """Each part finds a tiling, then runs past the run's deadline: the run hands on what
+    the running parts found, each tiling once (it dropped them all: a listing of 6×10
+    pentominoes by CP-SAT on two jobs wrote nothing in 8 s, on one job 217 tilings)."""
+    started = time.perf_counter()
+    streamed = []
+    result = run(
+        plan(
+            [PieceSpec(name="L", shape=L4, count=4)],
+            4,
+            4,
+            mode="all",
+            executor=executor,
+            backend="test",
+            time_limit=3,
+            test={"found_then_slow": True},
+        ),
+        on_solution=streamed.append,
+    )
+    assert time.perf_counter() - started < 3 + split.GRACE + 5
+    assert result.termination == Termination.TIME_LIMIT
+    assert result.count == len(streamed) > 0
+    region = set(Region.rectangle(4, 4).cells)
+    tilings = set()
+    for solution in streamed:
+        cells = [cell for placed in solution.placements for cell in placed.cells]
+        assert len(cells) == len(region) and set(cells) == region
+        tilings.add(frozenset(tuple(placed.cells) for placed in solution.placements))
+    assert len(tilings) == len(streamed)
