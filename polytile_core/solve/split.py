@@ -175,9 +175,14 @@ class SplitRunner:
 
     def _take_back_stopping(self, submitter: _Submitter, *, running: bool) -> None:
         """As the run ends: parts still queued are cancelled; with ``running``, what the
-        running ones found is taken back as they stop, for up to ``GRACE`` seconds."""
+        running ones found is taken back as they stop, for up to ``GRACE`` seconds.  (Only
+        a local pool's futures say whether their part has started: a Dask future would
+        cancel a running part and what it found, so there every part gets the grace.)"""
         why = Termination.TIME_LIMIT if self.timed_out else Termination.INTERRUPTED
-        for future in list(self.in_flight):
+        local = isinstance(
+            submitter.executor, (concurrent.futures.ThreadPoolExecutor, concurrent.futures.ProcessPoolExecutor)
+        )
+        for future in list(self.in_flight) if local else []:
             if future.cancel():
                 part, handed_over = self.in_flight.pop(future)
                 self.stopped(part, why, time.perf_counter() - handed_over)

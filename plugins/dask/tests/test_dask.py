@@ -396,3 +396,42 @@ def test_ctrl_c_with_a_local_cluster_is_one_line_and_the_result_is_saved(tmp_pat
     assert process.returncode == 130, err
     assert len(err.splitlines()) == 1 and "interrupted" in err, err
     assert json.loads(out.read_text(encoding="utf-8"))["termination"] == "interrupted"
+
+
+PENTOMINOES_6X10_LISTED_BY_CPSAT = """
+[region]
+width = 10
+height = 6
+
+[[pieces]]
+family = "pentominoes"
+
+[solve]
+mode = "all"
+backend = "cpsat"
+time_limit = 10
+
+[split]
+method = "tree"
+"""
+
+
+def test_a_run_ended_by_its_time_limit_keeps_what_the_running_parts_found(cluster, tmp_path):
+    """Parts still running at the deadline stop by their own time limit and hand on what
+    they found (a Dask future would cancel a running part: none was kept before)."""
+    local, _ = cluster
+    plan = on_cluster(
+        load_plan(pipeline(tmp_path, PENTOMINOES_6X10_LISTED_BY_CPSAT), Host(), {"executor": "dask", "jobs": 2}),
+        local.scheduler_address,
+    )
+    streamed = []
+    result = run(plan, on_solution=streamed.append)
+    assert result.termination == Termination.TIME_LIMIT
+    assert result.count == len(streamed) > 0
+    region = {(x, y) for x in range(10) for y in range(6)}
+    tilings = set()
+    for solution in streamed:
+        cells = [cell for placed in solution.placements for cell in placed.cells]
+        assert len(cells) == 60 and set(cells) == region
+        tilings.add(frozenset(tuple(placed.cells) for placed in solution.placements))
+    assert len(tilings) == len(streamed)
