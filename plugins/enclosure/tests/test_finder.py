@@ -195,6 +195,7 @@ def test_bad_finder_options_are_one_clear_error(solve, line, message):
 @pytest.mark.parametrize(
     "name, spec, neighbours",
     [
+        ("hexominoes-1597", PieceSpec(family="n-ominoes", n=6), 8),
         ("hexominoes-1596", PieceSpec(family="n-ominoes", n=6), 8),
         ("heptominoes-107-19339", PieceSpec(family="n-ominoes", n=7), 8),
         ("heptominoes-107-19234", PieceSpec(family="n-ominoes", n=7), 8),
