@@ -198,6 +198,7 @@ def test_bad_finder_options_are_one_clear_error(solve, line, message):
         ("hexominoes-1597", PieceSpec(family="n-ominoes", n=6), 8),
         ("hexominoes-1596", PieceSpec(family="n-ominoes", n=6), 8),
         ("heptominoes-107-19339", PieceSpec(family="n-ominoes", n=7), 8),
+        ("heptominoes-107-19279", PieceSpec(family="n-ominoes", n=7), 8),
         ("heptominoes-107-19234", PieceSpec(family="n-ominoes", n=7), 8),
         ("one-sided-pentominoes-305", PieceSpec(family="n-ominoes", n=5, kind="one-sided"), 8),
         ("one-sided-pentominoes-4-neighbours-381", PieceSpec(family="n-ominoes", n=5, kind="one-sided"), 4),
