@@ -146,13 +146,14 @@ def main() -> None:
         bound, bound_seconds = None, 0.0
         if beside is not None:
             bound, bound_seconds = beside.result()
-            left = []  # the bound is the whole set's
         elif rounds:
             started = time.perf_counter()
             relaxed = relaxed_bound(pieces, 8, target=max(size, known), rounds=rounds)
             bound, bound_seconds = (relaxed.bound if relaxed else None), time.perf_counter() - started
         gap = f"{(bound - size) / bound:.1%}" if bound else "-"
         label = f"{name} ({len(pieces)}{', without ' + ', '.join(left) if left else ''})"
+        if beside is not None and len(whole) != len(pieces):
+            label = f"{name} ({len(pieces)} searched; the bound is all {len(whole)}'s)"
         print(
             f"| {label} | {size} | {known} | {bound if bound is not None else '-'} | {gap} | {found.evaluations} "
             f"| {found.seconds:.0f} | {bound_seconds:.0f} | {seed} |",
