@@ -64,8 +64,8 @@ class BackendCapabilities:
     its search runs in code that releases the GIL (a C kernel), so a split's parts on
     threads of one process run in parallel; ``executor = "auto"`` then takes threads,
     with no processes to start and no model to send.  ``answers_probes``: given
-    ``SolveSettings.probe`` it counts by its tables and gives up rather than search, and
-    lists only a listing it estimates short, so a run that would split a long search
+    ``SolveSettings.probe`` it counts by a short search or its tables and gives up rather
+    than search long, and lists only a listing it estimates short, so a run that would split a long search
     probes it with no time limit of its own (a table count is never cut short and made
     again, and no listing is made twice).  ``reads_model = False``: the backend
     solves the builder's statement of the problem (``Model.problem``) and adds to the

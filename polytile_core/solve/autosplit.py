@@ -10,8 +10,8 @@ searched, it can be far slower (the 2022 paper's Fig. 12: seconds by the table, 
 by search when measured for issue 24).  So the probe wastes as little as it can:
 
 - On a backend that ``answers_probes`` (exactcover) the probe has ``SolveSettings.probe``
-  and no time limit but the run's.  A count: the backend counts by its tables and gives
-  up at once where a search would be needed, so a table count is never cut short and
+  and no time limit but the run's.  A count: the backend counts by a short search or its
+  tables and gives up at once where a longer search would be needed, so a table count is never cut short and
   made again, and no search is made twice.  A listing: the backend estimates its search
   and lists it only when short, else gives up at once, so the split's listing is the
   only one.
