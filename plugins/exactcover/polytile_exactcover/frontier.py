@@ -36,7 +36,7 @@ from math import gcd, lcm
 import attrs
 import numpy
 
-from polytile_core.plugin import check_build_limits
+from polytile_core.plugin import check_build_limits, normalise
 from polytile_exactcover._frontier import Frontier
 from polytile_exactcover.cover import CoverProblem
 
@@ -181,7 +181,7 @@ def pockets(problem: CoverProblem, rows: Sequence[Row], n_cells: int) -> Pockets
         return Pockets()
     places: list[frozenset[Cell] | None] = [None] * n_cells
     sizes = set()
-    connected: dict[frozenset[Cell], bool] = {}  # per shape up to translation: a piece's placements share it
+    connected: dict[tuple[Cell, ...], bool] = {}  # per shape up to translation: a piece's placements share it
     for number, (shape, (start, window, _, _)) in enumerate(zip(shapes, rows, strict=True)):
         if not number % 4096:
             check_build_limits()
@@ -207,10 +207,9 @@ def pockets(problem: CoverProblem, rows: Sequence[Row], n_cells: int) -> Pockets
     return Pockets(gcd(*sizes), min(sizes), reach, neighbours)
 
 
-def _connected(shape: Sequence[Cell], known: dict[frozenset[Cell], bool]) -> bool:
+def _connected(shape: Sequence[Cell], known: dict[tuple[Cell, ...], bool]) -> bool:
     """Whether ``shape`` is 4-connected, looked up in ``known`` by its shape at the origin."""
-    left, bottom = min(x for x, _ in shape), min(y for _, y in shape)
-    key = frozenset((x - left, y - bottom) for x, y in shape)
+    key = normalise(shape)
     if key not in known:
         known[key] = _flood(shape)
     return known[key]
