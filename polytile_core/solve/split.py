@@ -148,8 +148,7 @@ class SplitRunner:
                     if self.errors:
                         self.failed(part, RuntimeError("not finished: the run stopped after a failed part"))
                     else:
-                        why_stopped = Termination.TIME_LIMIT if self.timed_out else Termination.INTERRUPTED
-                        self.stopped(part, why_stopped, time.perf_counter() - handed_over)
+                        self.stopped(part, time.perf_counter() - handed_over)
                 _halt(executor)
             else:
                 executor.shutdown(wait=True)
@@ -178,14 +177,13 @@ class SplitRunner:
         running ones found is taken back as they stop, for up to ``GRACE`` seconds.  (Only
         a local pool's futures say whether their part has started: a Dask future would
         cancel a running part and what it found, so there every part gets the grace.)"""
-        why = Termination.TIME_LIMIT if self.timed_out else Termination.INTERRUPTED
         local = isinstance(
             submitter.executor, (concurrent.futures.ThreadPoolExecutor, concurrent.futures.ProcessPoolExecutor)
         )
         for future in list(self.in_flight) if local else []:
             if future.cancel():
                 part, handed_over = self.in_flight.pop(future)
-                self.stopped(part, why, time.perf_counter() - handed_over)
+                self.stopped(part, time.perf_counter() - handed_over)
         ends = time.monotonic() + GRACE
         while running and self.in_flight and time.monotonic() < ends:
             if self._take_back(submitter, again=False):
@@ -203,7 +201,7 @@ class SplitRunner:
                 if part.fixed is not None:
                     submitter.answered(outcome)
                 if isinstance(outcome, ModelNeeded) and not again:
-                    self.stopped(part, Termination.TIME_LIMIT if self.timed_out else Termination.INTERRUPTED, 0.0)
+                    self.stopped(part, 0.0)
                     continue
                 if isinstance(outcome, ModelNeeded):
                     lines = self.lines_for(part)
@@ -322,9 +320,10 @@ class SplitRunner:
         )
         return whole
 
-    def stopped(self, part: Part, why: Termination, seconds: float) -> None:
+    def stopped(self, part: Part, seconds: float) -> None:
         """A part still running when the run ended (another part found a tiling, or time ran
         out), ``seconds`` after it was handed to the executor."""
+        why = Termination.TIME_LIMIT if self.timed_out else Termination.INTERRUPTED
         self.report(SubproblemReport(why, Found.NONE, "stopped", key=part.key, seconds=seconds), done=False)
 
     def failed(self, part: Part, error: BaseException) -> None:
