@@ -52,9 +52,15 @@ class InjectingBackend:
         if self.options.fail and self.options.fail in key:
             raise RuntimeError("the solver crashed")
         if self.options.found_then_slow:
-            found = CpsatBackend().solve(model, attrs.evolve(settings, mode="one"), on_solution, stop)
+            found: list[list[int]] = []  # its count is what it handed on (CP-SAT may call one tiling optimal)
+
+            def handed(ones: list[int]) -> None:
+                found.append(ones)
+                on_solution(ones)
+
+            answer = CpsatBackend().solve(model, attrs.evolve(settings, mode="one"), handed, stop)
             _sleep(settings, stop)
-            return attrs.evolve(found, termination=Termination.TIME_LIMIT, count=int(found.found == Found.FEASIBLE))
+            return attrs.evolve(answer, termination=Termination.TIME_LIMIT, count=len(found))
         if self.options.slow and not (self.options.fast and self.options.fast in key):
             _sleep(settings, stop)
             from polytile_core.host.contracts import BackendResult
