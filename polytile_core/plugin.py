@@ -85,7 +85,7 @@ from polytile_core.model.symmetry import (
     search_symmetries,
 )
 from polytile_core.model.zero_one import Constraint, Model, Pins, Placement, check_build_limits, collector_paused
-from polytile_core.output.resultfile import write_atomically
+from polytile_core.output.resultfile import LineSink, SolutionLines, write_atomically
 from polytile_core.output.results import Found, PlacedPiece, Result, Solution, Termination
 
 __all__ = [
@@ -162,6 +162,8 @@ __all__ = [
     "Work",
     "SolveSettings",
     "OnSolution",
+    "LineSink",
+    "SolutionLines",
     "BackendResult",
     "LargeStatus",
     "LargeTiling",

@@ -37,6 +37,9 @@ Mode = Literal[PipelineMode, "optimize"]
 Work = Literal["search", "table"]
 
 # Called with the sorted decision variables that are 1 (and the objective value, if any).
+# A listing to .jsonl may give a ``LineSink`` (``polytile_core.output.resultfile``): it
+# is called the same way, and a backend that can make the lines itself may hand them to
+# its ``take`` in batches instead.
 OnSolution = Callable[[list[int]], None]
 
 # Where report_progress goes in this thread: the run's state, set by the run's own thread.

@@ -22,7 +22,7 @@ import json
 import os
 import tempfile
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -250,12 +250,12 @@ class SolutionLines:
         self.placements = placements
         self.texts: dict[int, str] = {}
 
-    def lines(self, many: Iterable[Iterable[int]], part: str | None = None) -> str:
-        """The lines of ``many`` tilings (each its variables that are 1), one text."""
+    def lines(self, many: Iterable[Iterable[int]], part: str | None = None) -> bytes:
+        """The lines of ``many`` tilings (each its variables that are 1), one text (UTF-8)."""
         texts = self.texts
         head, tail = _line_ends(part)
         try:
-            return "".join([head + ",".join([texts[var] for var in ones]) + tail for ones in many])
+            return "".join([head + ",".join([texts[var] for var in ones]) + tail for ones in many]).encode()
         except KeyError:  # a placement not seen yet, or a variable that places no piece
             pass
         found = []
@@ -264,7 +264,53 @@ class SolutionLines:
                 if var not in texts and (placement := self.placements.get(var)) is not None:
                     texts[var] = _placed_text(placement.piece, placement.cells)
             found.append(head + ",".join([texts[var] for var in ones if var in texts]) + tail)
-        return "".join(found)
+        return "".join(found).encode()
+
+
+class LineSink:
+    """A listing's ``on_solution`` when only the solutions' .jsonl lines are wanted
+    (``Collector.line_sink``, and a split part's worker).  Called with a solution's
+    variables, it makes its line in Python, like any ``on_solution``.  A backend that can
+    make lines itself (exactcover's C kernels) reads ``text_of``, ``head``, ``tail``,
+    ``images`` and ``firsts`` instead, and hands batches of lines to ``take``.
+
+    Each solution stands for its ``images`` (permutations of the model's variables; none:
+    itself), one line each.  ``take(text, count, firsts)`` receives ``count`` lines and the
+    variables of the first of them, until ``firsts`` (how many its receiver keeps) are given."""
+
+    def __init__(
+        self,
+        lines: SolutionLines,
+        part: str | None,
+        images: Sequence[Sequence[int]],
+        firsts: int,
+        take: Callable[[bytes, int, list[list[int]]], None],
+    ):
+        self.lines = lines
+        self.part = part
+        self.head, self.tail = _line_ends(part)
+        self.images = tuple(images)
+        self.firsts = firsts
+        self._take = take
+
+    def text_of(self, var: int) -> str:
+        """The text ``var`` puts on a line: its placed piece, or "" when it places none."""
+        text = self.lines.texts.get(var)
+        if text is None:
+            placement = self.lines.placements.get(var)
+            if placement is None:
+                return ""
+            text = self.lines.texts[var] = _placed_text(placement.piece, placement.cells)
+        return text
+
+    def take(self, text: bytes, count: int, firsts: list[list[int]]) -> None:
+        """``count`` lines, ``firsts`` the variables of the first of them (at most ``self.firsts``)."""
+        self.firsts -= len(firsts)
+        self._take(text, count, firsts)
+
+    def __call__(self, ones: list[int]) -> None:
+        found = [sorted(map(image.__getitem__, ones)) for image in self.images] if self.images else [ones]
+        self.take(self.lines.lines(found, self.part), len(found), found[: max(self.firsts, 0)])
 
 
 class ResultLines:
@@ -275,20 +321,21 @@ class ResultLines:
     def __init__(self, path: str | Path, header: RunHeader, *, replace: bool = False):
         self.path = Path(path)
         handle, self.temporary = temporary_beside(self.path, replace=replace)
-        self.stream = os.fdopen(handle, "w", encoding="utf-8")
+        self.stream = os.fdopen(handle, "wb")  # lines come as UTF-8 (``add_lines``), the rest is encoded
         self.lock = threading.Lock()
         self.written = 0
         self.pieces: dict[PlacedPiece, str] = {}  # the text of each placed piece seen lately
-        self.stream.write(_line(CONVERTER.unstructure(header)))
+        self.stream.write(_line(CONVERTER.unstructure(header)).encode())
 
     def add(self, solution: Solution) -> None:
-        self.add_lines(self._line_of(solution))
+        self.add_lines((self._line_of(solution).encode(),))
 
-    def add_lines(self, text: str, count: int = 1) -> None:
-        """``count`` solutions' lines, as ``SolutionLines`` makes them (a listing's fast way here)."""
+    def add_lines(self, texts: Sequence[bytes], count: int = 1) -> None:
+        """``count`` solutions' lines, in ``texts`` as ``SolutionLines`` makes them (a
+        listing's fast way here)."""
         with self.lock:
             if not self.stream.closed:
-                self.stream.write(text)
+                self.stream.writelines(texts)
                 self.written += count
 
     def _line_of(self, solution: Solution) -> str:
@@ -313,7 +360,7 @@ class ResultLines:
         closing = _line({"line": "end", **data, "solutions_written": self.written})
         with self.lock:
             try:
-                self.stream.write(closing)
+                self.stream.write(closing.encode())
                 self.stream.close()
                 os.replace(self.temporary, self.path)
             except OSError as exc:  # the disk is full, the folder went away

@@ -4,11 +4,11 @@ limit (or the best ones), counted, and passed on to the caller."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from polytile_core.config.pipeline import Plan
 from polytile_core.model.zero_one import Model
-from polytile_core.output.resultfile import SolutionLines
+from polytile_core.output.resultfile import LineSink, SolutionLines
 from polytile_core.output.results import PlacedPiece, Solution
 
 
@@ -60,7 +60,7 @@ class Collector:
         on_solution: Callable[[Solution], None] | None,
         rank: Callable[[Solution], float] | None = None,
         accept: Callable[[Solution], bool] | None = None,
-        on_line: Callable[[str, int], None] | None = None,
+        on_line: Callable[[Sequence[bytes], int], None] | None = None,
     ):
         self.keep = keep
         self.on_solution = on_solution
@@ -100,32 +100,47 @@ class Collector:
             for ones in many:
                 self.add(solution_of(model, ones, pieces, part))
             return
-        self._take_lines(model, many, lines.lines(many, part), len(many), pieces, part)
+        self._take_lines(model, many, (lines.lines(many, part),), len(many), pieces, part)
 
-    def add_lines(self, model: Model, first: list[list[int]], text: str, count: int, part: str | None) -> None:
-        """``count`` solutions of ``model`` as a worker wrote their lines (``text``), with
+    def add_lines(
+        self, model: Model, first: list[list[int]], texts: Sequence[bytes], count: int, part: str | None
+    ) -> None:
+        """``count`` solutions of ``model`` as a worker wrote their lines (``texts``), with
         the first of them (``first``, at least as many as this keeps) to keep."""
         assert self.takes_lines(model)
-        self._take_lines(model, first, text, count, {}, part)
+        self._take_lines(model, first, texts, count, {}, part)
 
     def _take_lines(
         self,
         model: Model,
         first: list[list[int]],
-        text: str,
+        texts: Sequence[bytes],
         count: int,
         pieces: dict[int, PlacedPiece],
         part: str | None,
     ) -> None:
         """Count ``count`` solutions, keep what room is left from ``first``, and pass their
-        lines on."""
+        lines (``texts``) on."""
         with self.lock:
             self.seen += count
             self.accepted += count
             room = count if self.keep is None else max(0, self.keep - len(self.kept))
             self.kept.extend(solution_of(model, ones, pieces, part) for ones in first[:room])
         assert self.on_line is not None
-        self.on_line(text, count)
+        self.on_line(texts, count)
+
+    def line_sink(self, model: Model, pieces: dict[int, PlacedPiece], part: str | None = None) -> LineSink | None:
+        """An ``on_solution`` for a listing of ``model`` that passes the solutions on as
+        lines (a backend may make them itself); None when they must come one by one:
+        ``takes_lines`` says no, or this keeps every solution."""
+        lines = self._lines_of(model)
+        if lines is None or self.keep is None:
+            return None
+
+        def take(text: bytes, count: int, firsts: list[list[int]]) -> None:
+            self._take_lines(model, firsts, (text,), count, pieces, part)
+
+        return LineSink(lines, part, (), self.keep, take)
 
     def takes_lines(self, model: Model) -> bool:
         """Whether ``model``'s solutions may reach this collector as lines."""

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import attrs
 
@@ -59,7 +59,7 @@ def run(
     abandon: threading.Event | None = None,
     checkpoint: PartLog | None = None,
     started: float | None = None,
-    on_line: Callable[[str, int], None] | None = None,
+    on_line: Callable[[Sequence[bytes], int], None] | None = None,
 ) -> Result:
     """Solve a plan and return its Result. ``stop`` ends the run early (interrupted), as
     Ctrl-C does; ``abandon`` (or a second Ctrl-C) returns at once, with the solutions

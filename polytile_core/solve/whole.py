@@ -26,7 +26,9 @@ def solve_whole(plan: Plan, model: Model, context: RunContext, *, in_search: boo
     backend = plan.backend.provides(plan.backend.options)
     pieces: dict[int, PlacedPiece] = {}
     settings = attrs.evolve(plan.settings, time_limit=context.deadline.left(), distinct=in_search)
-    answer = backend.solve(model, settings, lambda ones: context.collector.add_ones(model, ones, pieces), context.stop)
+    sink = context.collector.line_sink(model, pieces) if settings.mode == "all" else None
+    on_solution = sink or (lambda ones: context.collector.add_ones(model, ones, pieces))
+    answer = backend.solve(model, settings, on_solution, context.stop)
     count = answer.count
     if plan.settings.mode in ("all", "count") and count is None:
         count = context.collector.seen

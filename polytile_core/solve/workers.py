@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import os
 import socket
+import sys
 import threading
 import time
 from typing import Protocol
 
 import attrs
 
-from polytile_core.host.contracts import BackendFactory, BackendResult, SolveSettings
+from polytile_core.host.contracts import BackendFactory, BackendResult, OnSolution, SolveSettings
 from polytile_core.model.parts import Part
 from polytile_core.model.zero_one import Model
-from polytile_core.output.resultfile import SolutionLines
+from polytile_core.output.resultfile import LineSink, SolutionLines
 from polytile_core.solve.parcels import ModelNeeded, ModelParcel, model_of
 
 
@@ -45,7 +46,7 @@ class PartOutcome:
     worker: str = ""  # host and process that solved it
     # With ``lines`` asked for: every solution's .jsonl line, made in the worker (all of
     # them, where ``solutions`` holds only the first ``keep``), and how many there are.
-    lines: str | None = None
+    lines: tuple[bytes, ...] | None = None
     lines_count: int = 0
 
 
@@ -76,21 +77,30 @@ def solve_part(
     started = time.perf_counter()
     settings = _less_the_wait(settings, sent_at)
     solutions: list[list[int]] = []
+    on_solution: OnSolution
+    if lines is None:
 
-    def on_solution(ones: list[int]) -> None:
-        if lines is not None or keep is None or len(solutions) < keep:
-            solutions.append(list(ones))
+        def on_solution(ones: list[int]) -> None:
+            if keep is None or len(solutions) < keep:
+                solutions.append(list(ones))
 
+    else:
+        texts: list[bytes] = []
+        counted = [0]
+
+        def take(text: bytes, count: int, firsts: list[list[int]]) -> None:
+            texts.append(text)
+            counted[0] += count
+            solutions.extend(firsts)
+
+        on_solution = LineSink(
+            SolutionLines(model.placements), lines.part, lines.images, sys.maxsize if keep is None else keep, take
+        )
     answer = factory(backend_options).solve(model, settings, on_solution, stop or threading.Event())
     seconds = time.perf_counter() - started
     if lines is None:
         return PartOutcome(answer, solutions, seconds)
-    found = solutions
-    if lines.images:
-        found = [sorted(map(image.__getitem__, ones)) for ones in solutions for image in lines.images]
-    text = SolutionLines(model.placements).lines(found, lines.part)
-    first = solutions if keep is None else solutions[:keep]
-    return PartOutcome(answer, first, seconds, lines=text, lines_count=len(found))
+    return PartOutcome(answer, solutions, seconds, lines=tuple(texts), lines_count=counted[0])
 
 
 @attrs.frozen

@@ -108,16 +108,17 @@ def test_a_jsonl_listing_holds_every_tiling_once_on_random_instances(tmp_path, j
 @pytest.mark.parametrize("executor", ["process", "thread"])
 def test_a_split_listing_s_lines_are_made_by_its_workers_each_tiling_once(tmp_path, executor, monkeypatch):
     """On a split, each part's worker makes its tilings' lines (the main process only
-    writes them), and the file holds every tiling of the brute force once."""
+    writes them; exactcover's kernel makes them in C), and the file holds every tiling of
+    the brute force once."""
     made = []
 
-    class Watched(workers.SolutionLines):
-        def lines(self, many, part=None):
-            many = list(many)
-            made.append(len(many))
-            return super().lines(many, part)
+    class Watched(workers.LineSink):
+        def take(self, text, count, firsts):
+            assert text.count(b"\n") == count
+            made.append(count)
+            super().take(text, count, firsts)
 
-    monkeypatch.setattr(workers, "SolutionLines", Watched)  # seen in this process's threads
+    monkeypatch.setattr(workers, "LineSink", Watched)  # seen in this process's threads
     seed = random.SystemRandom().randrange(2**32)
     rng = random.Random(seed)
     table = random_instance(rng, rng.choice([24, 30]))
@@ -149,7 +150,8 @@ def test_a_line_made_from_the_variables_is_the_solution_s_line():
             ones = sorted(rng.sample(range(model.num_variables), min(6, model.num_variables)))
             part = rng.choice([None, "3", 'a "b"'])
             data = {"line": "solution", **solution_data(solution_of(model, ones, {}, part))}
-            assert lines.lines([ones], part) == json.dumps(data, separators=(",", ":")) + "\n", f"seed {seed}"
+            expected = json.dumps(data, separators=(",", ":")) + "\n"
+            assert lines.lines([ones], part) == expected.encode(), f"seed {seed}"
 
 
 def test_render_draws_from_jsonl(tmp_path, pipeline):

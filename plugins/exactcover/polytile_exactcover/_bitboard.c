@@ -11,7 +11,8 @@
  * is checked on placing, the lower bound when the board is full.
  *
  * The search runs with the GIL released, calls the Python callback once per solution
- * (with the chosen options, numbered as given; in batches: _handover.h), checks a cancel flag and the clock
+ * (with the chosen options, numbered as given) or hands on their .jsonl lines (in
+ * batches: _handover.h), checks a cancel flag and the clock
  * every few thousand nodes, and stops after ``limit`` solutions when ``limit`` > 0.
  */
 #define PY_SSIZE_T_CLEAN
@@ -257,6 +258,7 @@ static int Board_init(Board *s, PyObject *args, PyObject *kwds) {
 }
 
 /* run(callback, limit, time_limit) -> (status, solutions)
+ * callback: None (count only), a callable or a line request (_handover.h).
  * status: "completed", "solution_limit", "interrupted" or "time_limit". */
 static PyObject *Board_run(Board *s, PyObject *args) {
     PyObject *callback;
@@ -271,8 +273,7 @@ static PyObject *Board_run(Board *s, PyObject *args) {
     s->status = DONE;
     s->deadline = time_limit > 0 ? now() + time_limit : 0;
     memset(s->total, 0, sizeof(long long) * (s->n_groups + 1));
-    s->held.len = s->held.count = 0;
-    s->held.handed_at = now();
+    if (!held_begin(&s->held, callback, now())) return NULL;
     uint64_t board[MAX_WORDS];
     for (int w = 0; w < MAX_WORDS; w++) {
         int bits = s->n_items - 64 * w;   /* items in this word; the rest count as covered */
@@ -312,7 +313,7 @@ static PyObject *Board_run(Board *s, PyObject *args) {
     }
     for (int k = 0; k < base; k++) count_in(s, s->fixed[k], -1);
     PyEval_RestoreThread(s->thread_state);
-    if (s->status != FAILED && s->held.count && !held_hand_over(&s->held, callback, now())) s->status = FAILED;
+    if (!held_end(&s->held, callback, now(), s->status == FAILED)) s->status = FAILED;
     s->running = 0;
     Py_DECREF(callback);
     if (s->status == FAILED) return NULL;

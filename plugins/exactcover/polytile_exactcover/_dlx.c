@@ -6,7 +6,7 @@
  * is skipped), the lower bound when every item is covered.
  *
  * The search runs with the GIL released.  It calls the Python callback once per
- * solution (taking the GIL back for a batch of calls: _handover.h), checks a cancel
+ * solution, or hands on their .jsonl lines (taking the GIL back for a batch: _handover.h), checks a cancel
  * flag and the clock every few thousand nodes, and stops after ``limit`` solutions when ``limit`` > 0 (and
  * after ``node_limit`` nodes when that is > 0: a probe of how hard the search is).
  *
@@ -330,15 +330,14 @@ static PyObject *go(Search *s, PyObject *args, int resume) {
     s->status = DONE;
     s->deadline = time_limit > 0 ? now() + time_limit : 0;
     memset(s->count_in_group, 0, sizeof(long long) * (s->n_groups + 1));
-    s->held.len = s->held.count = 0;
-    s->held.handed_at = now();
+    if (!held_begin(&s->held, callback, now())) return NULL;
     s->running = 1;
     Py_INCREF(callback);
     s->thread_state = PyEval_SaveThread();
     if (!s->cancel) search(s, 0);
     else s->status = CANCELLED;
     PyEval_RestoreThread(s->thread_state);
-    if (s->status != FAILED && s->held.count && !held_hand_over(&s->held, callback, now())) s->status = FAILED;
+    if (!held_end(&s->held, callback, now(), s->status == FAILED)) s->status = FAILED;
     s->running = 0;
     s->resumable = s->status == NODE_LIMIT;
     Py_DECREF(callback);
@@ -348,6 +347,7 @@ static PyObject *go(Search *s, PyObject *args, int resume) {
 }
 
 /* run(callback, limit, time_limit[, node_limit]) -> (status, solutions)
+ * callback: None (count only), a callable or a line request (_handover.h).
  * status: "completed", "solution_limit", "interrupted", "time_limit" or "node_limit". */
 static PyObject *Search_run(Search *s, PyObject *args) { return go(s, args, 0); }
 

@@ -12,6 +12,7 @@ from polytile_core.plugin import (
     BackendResult,
     Found,
     InputError,
+    LineSink,
     Model,
     OnSolution,
     SolveSettings,
@@ -22,7 +23,7 @@ from polytile_exactcover.cover import CoverProblem, cover_problem, pinned_proble
 from polytile_exactcover.estimate import listing_probe
 from polytile_exactcover.options import ExactCoverOptions
 from polytile_exactcover.outcome import Limits, SearchReport
-from polytile_exactcover.search import enumerate_covers, short_search
+from polytile_exactcover.search import Listing, enumerate_covers, short_search
 from polytile_exactcover.symmetric import (
     Images,
     images_of,
@@ -72,7 +73,8 @@ class ExactCoverBackend:
             outcome = given_up
         elif settings.mode == "all" or (settings.mode == "count" and self.options.counter == "search"):
             # A search, with the anchor on one placement per orbit and the images made (or counted).
-            outcome = list_all(model, problem, report if settings.mode == "all" else None, limits, self.options)
+            listed = _listing(model, on_solution) if isinstance(on_solution, LineSink) else report
+            outcome = list_all(model, problem, listed if settings.mode == "all" else None, limits, self.options)
         elif settings.mode == "count":
             by_images = _ImageSearch(model, problem, self.options, limits)
             outcome = count_covers(
@@ -129,6 +131,13 @@ def _reporter(model: Model, on_solution: OnSolution) -> OnSolution:
         return on_solution
     decision = set(model.decision)
     return lambda ones: on_solution([var for var in ones if var in decision])
+
+
+def _listing(model: Model, sink: LineSink) -> Listing:
+    """Lines made by the kernel for ``sink``, of the model's decision variables."""
+    if len(model.decision) == model.num_variables:
+        return Listing(sink)
+    return Listing(sink, frozenset(model.decision))
 
 
 def _pins_clash(settings: SolveSettings) -> BackendResult:

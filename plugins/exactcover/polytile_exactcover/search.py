@@ -3,9 +3,11 @@ in 256 bits, else dancing links; a short dancing-links probe tells which to take
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
-from polytile_core.plugin import FILLED_IN_ORDER, InputError, OnSolution, Termination, first_branch
+import attrs
+
+from polytile_core.plugin import FILLED_IN_ORDER, InputError, LineSink, OnSolution, Termination, first_branch
 from polytile_exactcover._bitboard import Board
 from polytile_exactcover._dlx import Search
 from polytile_exactcover.cover import CoverProblem
@@ -30,11 +32,14 @@ def listing_kernel(problem: CoverProblem, kernel: str, limits: Limits, limit: in
             '(use kernel = "auto" or "dlx")',
             path="options.exactcover.kernel",
         )
-    dancing_links = Search(problem.n_items, problem.options, problem.groups)
     if kernel == "dlx" or not fits or (kernel == "auto" and limit > 0):
-        return dancing_links, "dlx"
-    if kernel == "auto" and limits.run(dancing_links, None, 0, limits.left(), PROBE_NODES)[0] == "completed":
         return Search(problem.n_items, problem.options, problem.groups), "dlx"
+    # A part of the tree split (``problem.fixed``) is a subtree of a search the run found
+    # long, split as the bitboards branch: no probe.
+    if kernel == "auto" and not problem.fixed:
+        dancing_links = Search(problem.n_items, problem.options, problem.groups)
+        if limits.run(dancing_links, None, 0, limits.left(), PROBE_NODES)[0] == "completed":
+            return Search(problem.n_items, problem.options, problem.groups), "dlx"
     position = {item: index for index, item in enumerate(problem.order)}
     options = [([position[item] for item in items], memberships) for items, memberships in problem.options]
     if problem.fixed:
@@ -47,17 +52,58 @@ def listing_kernel(problem: CoverProblem, kernel: str, limits: Limits, limit: in
     return Board(problem.n_items, options, problem.groups, first, problem.cells), "bitboard"
 
 
+@attrs.frozen
+class Listing:
+    """A listing whose solutions go to ``sink`` as lines that the kernel makes: only the
+    ``decision`` variables (None: all) are on them, and each solution stands for its
+    images under ``movers`` (none: itself), as ``search_by_images`` hands them on."""
+
+    sink: LineSink
+    decision: frozenset[int] | None = None
+    movers: tuple[Sequence[int], ...] = ()
+
+    def request(self, variables: tuple[int, ...]) -> LineRequest:
+        """What a kernel reads to make the lines of a cover whose option k is ``variables[k]``."""
+        sink, decision = self.sink, self.decision
+        images: tuple[Sequence[int], ...] = self.movers or sink.images
+        if self.movers and sink.images:  # each mover's image, then each of the sink's
+            images = tuple(tuple(image[v] for v in mover) for mover in self.movers for image in sink.images)
+        return LineRequest(sink.take, sink.text_of, variables, decision, images, sink.head, sink.tail, sink.firsts)
+
+
+@attrs.frozen
+class LineRequest:
+    """A run's ``callback`` when the kernel makes the lines (``_handover.h`` reads these
+    fields): ``text_of(var)``, the text of a model variable on a line ("" for none); per
+    option its model ``variables``; a solution is its variables in ``kept`` (None: all),
+    one line for each of its ``images`` (none: itself): ``head``, the texts of the
+    image's variables in order joined by ",", then ``tail``.  The first ``firsts`` lines
+    also go to ``sink`` as variables."""
+
+    sink: Callable[[bytes, int, list[list[int]]], None]
+    text_of: Callable[[int], str]
+    variables: tuple[int, ...]
+    kept: frozenset[int] | None
+    images: tuple[Sequence[int], ...]
+    head: str
+    tail: str
+    firsts: int
+
+
 def enumerate_covers(
-    problem: CoverProblem, on_ones: OnSolution | None, limits: Limits, limit: int = 0, kernel: str = "auto"
+    problem: CoverProblem, on_ones: OnSolution | Listing | None, limits: Limits, limit: int = 0, kernel: str = "auto"
 ) -> SearchReport:
-    """List the covers, ``on_ones(sorted model variables)`` per solution, or count them
-    (``on_ones`` None), on the kernel ``listing_kernel`` picks."""
+    """List the covers, ``on_ones(sorted model variables)`` per solution (a ``Listing``:
+    their lines, made by the kernel), or count them (``on_ones`` None), on the kernel
+    ``listing_kernel`` picks."""
     reason = limits.reason()
     if reason:
         return SearchReport(Termination(reason), 0, kernel, {"kernel": kernel})
     search, name = listing_kernel(problem, kernel, limits, limit)
-    callback: Callable[[list[int]], None] | None = None
-    if on_ones is not None:
+    callback: Callable[[list[int]], None] | LineRequest | None = None
+    if isinstance(on_ones, Listing):
+        callback = on_ones.request(problem.variables)
+    elif on_ones is not None:
         report, variables = on_ones, problem.variables
         callback = lambda chosen: report(sorted(map(variables.__getitem__, chosen)))  # noqa: E731
     status, count = limits.run(search, callback, limit, limits.left())

@@ -51,7 +51,7 @@ from polytile_exactcover.count import count_covers
 from polytile_exactcover.cover import CoverProblem, cover_problem
 from polytile_exactcover.options import ExactCoverOptions
 from polytile_exactcover.outcome import Limits, SearchReport
-from polytile_exactcover.search import enumerate_covers
+from polytile_exactcover.search import Listing, enumerate_covers
 
 
 def restricted(problem: CoverProblem, leave_out: set[int]) -> CoverProblem:
@@ -232,12 +232,19 @@ def images_of(model: Model, problem: CoverProblem, options: ExactCoverOptions) -
 
 
 def search_by_images(
-    images: Images, problem: CoverProblem, report: OnSolution | None, limits: Limits, options: ExactCoverOptions
+    images: Images,
+    problem: CoverProblem,
+    report: OnSolution | Listing | None,
+    limits: Limits,
+    options: ExactCoverOptions,
 ) -> SearchReport:
     """Every solution, each handed to ``report`` once (or counted, ``report`` None),
     searched with the anchor on one placement per orbit and the others made as images."""
 
-    def with_images(report: OnSolution, symmetries: Sequence[Permutation]) -> OnSolution:
+    def with_images(report: OnSolution | Listing, symmetries: Sequence[Permutation]) -> OnSolution | Listing:
+        if isinstance(report, Listing):
+            return attrs.evolve(report, movers=tuple(symmetries))
+
         def emit(ones: list[int]) -> None:
             for mover in symmetries:
                 report(sorted(map(mover.__getitem__, ones)))
@@ -260,7 +267,7 @@ def search_by_images(
 
 
 def list_all(
-    model: Model, problem: CoverProblem, report: OnSolution | None, limits: Limits, options: ExactCoverOptions
+    model: Model, problem: CoverProblem, report: OnSolution | Listing | None, limits: Limits, options: ExactCoverOptions
 ) -> SearchReport:
     """Every solution, each handed to ``report`` once (or counted, ``report`` None): by
     images when the model has them (``images_of``), else plainly."""
