@@ -386,14 +386,30 @@ def test_a_checkpointed_split_run_resumes_to_the_same_count(tmp_path):
     assert resumed.count == 72 and resumed.details["parts_from_checkpoint"] == 3
 
 
+# A 9×9 board with three holes and six kinds of piece with copies: 287,263 tilings, a
+# search of about a minute on one core (docs/benchmarks/random.md, "e1").
+NINE = dict(
+    rows=["#########", "#########", "#########", ".########", "#.#######", "#########", "#.#######", "#########"]
+    + ["#########"],
+    pieces=[
+        PieceSpec(name="V5", shape=["#..", "#..", "###"], count=1),
+        PieceSpec(name="L4", shape=["###", "#.."], count=2),
+        PieceSpec(name="T4", shape=["###", ".#."], count=5),
+        PieceSpec(name="W5", shape=["#..", "##.", ".##"], count=4),
+        PieceSpec(name="L5", shape=["####", "#..."], count=2),
+        PieceSpec(name="U5", shape=["#.#", "###"], count=3),
+    ],
+)
+
+
 def test_a_stopped_split_run_is_interrupted_with_a_partial_count():
     stop = threading.Event()
-    threading.Timer(0.5, stop.set).start()
+    threading.Timer(1.0, stop.set).start()
     started = time.perf_counter()
-    result = run(plan(width=10, height=6, executor="process", options={"parts": 64}), stop=stop)
+    result = run(plan(**NINE, executor="process", options={"parts": 64}), stop=stop)
     assert time.perf_counter() - started < 15
     assert result.termination == Termination.INTERRUPTED
-    assert result.count < 9_356
+    assert result.count < 287_263
 
 
 def test_progress_knows_the_parts():
