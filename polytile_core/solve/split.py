@@ -53,6 +53,11 @@ HANDED_AT_ONCE = 4096
 # on another process stops by it too.  A part that has not answered by then is stopped
 # (killed, on processes) and its solutions are lost; the result says the run was cut short.
 GRACE = 0.5
+# How long the parts on a process pool may all stay unanswered while one of its workers
+# is dead.  The pool notices a worker that dies and fails its parts at once, unless the
+# worker died while it sent its answer: then the pool waits for the rest of that message
+# for ever, and so would the run.  After this long it fails the parts in flight instead.
+LOST_WORKER_SECONDS = 2.0
 
 
 def solve_split(plan: Plan, model: Model, context: RunContext) -> Outcome:
@@ -105,6 +110,9 @@ class SplitRunner:
         self.shared_pieces: dict[int, PlacedPiece] = {}
         # Parts handed to the executor, with when each was handed over.
         self.in_flight: dict[concurrent.futures.Future, tuple[Part, float]] = {}
+        # When a dead worker was first seen with no part answering since (``_take_back``):
+        # while set, the pool is halted at the end, never joined.
+        self.lost_since: float | None = None
 
     def run(self, split: Split) -> Outcome:
         plan, context = self.plan, self.context
@@ -139,7 +147,7 @@ class SplitRunner:
                 if self._take_back(submitter) or (self.mode == "one" and self.found_any):
                     break
         finally:
-            if self.in_flight or not exhausted:
+            if self.in_flight or not exhausted or self.lost_since is not None:  # a lost pool is halted, not joined
                 halt.set()
                 if not self.errors and not (self.mode == "one" and self.found_any):
                     # Only parts that stop by themselves answer: on threads, or at the deadline.
@@ -193,6 +201,9 @@ class SplitRunner:
         """Take what the parts that finished in the last moment found; True: the executor
         broke.  ``again``: a worker that lacks the model gets the part again with it."""
         done, _ = concurrent.futures.wait(self.in_flight, timeout=0.1, return_when=concurrent.futures.FIRST_COMPLETED)
+        if not done:
+            return self._gave_up_on_a_lost_worker(submitter.executor)
+        self.lost_since = None
         broken = False
         for future in done:
             part, handed_over = self.in_flight.pop(future)
@@ -221,6 +232,26 @@ class SplitRunner:
             except Exception as exc:  # a part that fails is reported, never dropped
                 self.failed(part, exc)
         return broken
+
+    def _gave_up_on_a_lost_worker(self, executor: concurrent.futures.Executor) -> bool:
+        """Whether a process pool's worker has been dead for ``LOST_WORKER_SECONDS`` with
+        no part answering: then every part in flight is failed, as the pool would have
+        failed them, and True is returned (the executor broke)."""
+        processes = list((getattr(executor, "_processes", None) or {}).values())
+        if not any(process.exitcode is not None for process in processes):
+            self.lost_since = None
+            return False
+        now = time.monotonic()
+        self.lost_since = self.lost_since or now
+        if now - self.lost_since < LOST_WORKER_SECONDS:
+            return False
+        lost = concurrent.futures.BrokenExecutor(
+            "a worker process died while it sent a part's answer; the pool cannot answer any more"
+        )
+        for part, _ in self.in_flight.values():
+            self.failed(part, lost)
+        self.in_flight.clear()
+        return True
 
     def _part_settings(self) -> SolveSettings:
         """A part's settings: what is left of the run's time limit."""
