@@ -105,6 +105,55 @@ def test_a_jsonl_listing_holds_every_tiling_once_on_random_instances(tmp_path, j
         assert set(listed) == expected, f"seed {seed}, instance {number}"
 
 
+ROUTES = {
+    "default, one job": ({"jobs": 1}, None),
+    "tree split on threads": ({"jobs": 2}, {"method": "tree"}),
+    "tree split on processes": ({"jobs": 2, "executor": "process"}, {"method": "tree"}),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("route", sorted(ROUTES))
+def test_jsonl_listings_match_cp_sat_on_random_instances(tmp_path, route):
+    """A listing to .jsonl, with no backend named (exactcover's kernels write the lines:
+    under the anchor's images on one job, a tree part's images on a split) against
+    CP-SAT's listing of the same instance, made in Python: every tiling covers the region
+    cell by cell, none twice, the same set, and the closing count is the lines written."""
+    seed = random.SystemRandom().randrange(2**32)
+    rng = random.Random(seed)
+    solve, split = ROUTES[route]
+    checked = 0
+    for number in range(25):
+        table = random_instance(rng, rng.choice([20, 30, 40, 50]))
+        table["solve"] = {"mode": "all", **solve}
+        if split is not None:
+            table["split"] = split
+        pipeline = tmp_path / f"{number}.toml"
+        pipeline.write_text(tomli_w.dumps(table))
+        where = f"seed {seed}, instance {number}"
+        counted = api.solve(api.load(pipeline, mode="count"))
+        if counted.count is None or counted.count > 3000:  # CP-SAT lists a few thousand in seconds
+            continue
+        out = tmp_path / f"{number}.jsonl"
+        assert main(["solve", str(pipeline), "-q", "-o", str(out)]) in (0, 1), where
+        lines = [json.loads(line) for line in out.read_text().splitlines()]
+        assert lines[-1]["count"] == lines[-1]["solutions_written"] == counted.count, where
+        region = sorted(cells_of_table(table))
+        listed = []
+        for solution in read_result(out).solutions:
+            assert sorted(cell for placed in solution.placements for cell in placed.cells) == region, where
+            listed.append(frozenset((placed.piece, frozenset(placed.cells)) for placed in solution.placements))
+        second = api.solve(api.load(pipeline, mode="all", backend="cpsat", jobs=1))
+        expected = {
+            frozenset((placed.piece, frozenset(placed.cells)) for placed in solution.placements)
+            for solution in second.solutions
+        }
+        assert len(listed) == len(set(listed)) == len(expected) == counted.count, where
+        assert set(listed) == expected, where
+        checked += bool(expected)
+    assert checked >= 5, f"seed {seed}: only {checked} instances with tilings were listed"
+
+
 @pytest.mark.parametrize("executor", ["process", "thread"])
 def test_a_split_listing_s_lines_are_made_by_its_workers_each_tiling_once(tmp_path, executor, monkeypatch):
     """On a split, each part's worker makes its tilings' lines (the main process only
