@@ -45,7 +45,8 @@ class PartOutcome:
     prepare_seconds: float = 0.0
     worker: str = ""  # host and process that solved it
     # With ``lines`` asked for: every solution's .jsonl line, made in the worker (all of
-    # them, where ``solutions`` holds only the first ``keep``), and how many there are.
+    # them, in UTF-8 chunks as the backend handed them, where ``solutions`` holds only
+    # the first ``keep``), and how many there are.
     lines: tuple[bytes, ...] | None = None
     lines_count: int = 0
 
