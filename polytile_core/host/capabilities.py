@@ -130,7 +130,12 @@ _first, _second = itemgetter(0), itemgetter(1)  # of a term (var, coefficient)
 
 
 def model_features(model: Model) -> frozenset[str]:
-    """The features of ``model`` (see the module's docstring)."""
+    """The features of ``model`` (see the module's docstring): as its builder stated them
+    while it has the rows and variables it had then, else read from its rows."""
+    if model.stated_features is not None:
+        stated, rows, variables = model.stated_features
+        if (rows, variables) == (len(model.constraints), model.num_variables):
+            return stated
     features: set[str] = set()
     if model.objective is not None:
         features.add("objective")

@@ -18,6 +18,7 @@ def build_tiling(pieces: tuple[PieceType, ...], region: Region | None, options: 
     if region is None:
         raise InputError("region: a tiling needs a region ([region] rows or width and height)")
     model = Model(name="tiling")
+    features: set[str] = set()  # what ``model_features`` would read from the rows below
     covering: dict[tuple[int, int], list[tuple[int, int]]] = {cell: [] for cell in sorted(region.cells)}
     for piece in pieces:
         terms: list[tuple[int, int]] = []
@@ -30,11 +31,16 @@ def build_tiling(pieces: tuple[PieceType, ...], region: Region | None, options: 
                     covering[cell].append(term)
         if piece.exact:
             model.add_constraint(terms, "==", piece.minimum, f"piece {piece.name}")
+            if piece.minimum != 1:
+                features.add("count rows")
         else:
             if piece.minimum > 0:
                 model.add_constraint(terms, ">=", piece.minimum, f"piece {piece.name} min")
             if piece.maximum is not None:
                 model.add_constraint(terms, "<=", piece.maximum, f"piece {piece.name} max")
+            if piece.minimum > 0 or piece.maximum is not None:
+                features.add("ranges")
     for (x, y), terms in covering.items():
         model.add_constraint(terms, "==", 1, f"cell {x},{y}")
+    model.stated_features = (frozenset(features), len(model.constraints), model.num_variables)
     return model

@@ -152,6 +152,9 @@ class Model:
     symmetries: list[tuple[int, ...]] = attrs.Factory(list)
     problem: Any = None
     pins: Pins | None = None
+    # The features its builder wrote (``host.capabilities.model_features``), with the rows
+    # and variables it had then: trusted while the model still has that many.
+    stated_features: tuple[frozenset[str], int, int] | None = None
 
     @property
     def num_variables(self) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -22,11 +23,19 @@ from polytile_core.config.schema import SolveSpec
 from polytile_core.errors import InputError
 from polytile_core.host.capabilities import BackendCapabilities, model_features
 from polytile_core.host.registry import Host
+from polytile_core.model.geometry import Region
 from polytile_core.output.results import Found, Termination
 from polytile_core.solve import run as run_module
 from polytile_core.solve.route import choose
 from polytile_core.solve.run import run
-from polytile_core.testing import count_tilings_brute_force, placement_problems
+from polytile_core.testing import (
+    build_tiling,
+    cells_of_table,
+    count_tilings_brute_force,
+    pieces_of_table,
+    placement_problems,
+    random_instance,
+)
 
 ROOT = Path(__file__).parents[2]
 PAPER = ROOT / "examples" / "paper"
@@ -74,6 +83,22 @@ def test_model_features_tell_a_cover_from_a_general_model():
     assert model_features(ranged) == {"ranges"}
     fence = api.plan(None, [api.family("tetrominoes")], problem="enclose", host=host).build()
     assert {"objective", "general rows"} <= model_features(fence)
+
+
+def test_the_features_a_tiling_builder_states_are_those_its_rows_have():
+    """``build_tiling`` states its model's features (a count of a few milliseconds is
+    mostly such fixed costs); they must be what reading the rows gives, on random
+    instances (fresh seed), and are read again once the model gains a row."""
+    seed = random.SystemRandom().randrange(2**32)
+    rng = random.Random(seed)
+    for _ in range(40):
+        table = random_instance(rng, rng.choice([12, 20, 30, 40]))
+        model = build_tiling(pieces_of_table(table), Region(cells_of_table(table)))
+        assert model.stated_features is not None
+        read = model_features(attrs.evolve(model, stated_features=None))
+        assert model_features(model) == read, f"seed {seed}: {table}"
+    model.add_constraint([(0, 2)], "<=", 2, "a weighted row")
+    assert "weights" in model_features(model)
 
 
 def test_auto_counts_with_the_counter_that_fits_and_says_so():
