@@ -258,21 +258,27 @@ class SolutionLines:
             return "".join([head + ",".join([texts[var] for var in ones]) + tail for ones in many]).encode()
         except KeyError:  # a placement not seen yet, or a variable that places no piece
             pass
-        found = []
-        for ones in many:
-            for var in ones:
-                if var not in texts and (placement := self.placements.get(var)) is not None:
-                    texts[var] = _placed_text(placement.piece, placement.cells)
-            found.append(head + ",".join([texts[var] for var in ones if var in texts]) + tail)
-        return "".join(found).encode()
+        text_of = self.text_of
+        return "".join([head + ",".join(filter(None, map(text_of, ones))) + tail for ones in many]).encode()
+
+    def text_of(self, var: int) -> str:
+        """The text ``var`` puts on a line: its placed piece, or "" when it places none."""
+        text = self.texts.get(var)
+        if text is None:
+            placement = self.placements.get(var)
+            if placement is None:
+                return ""
+            text = self.texts[var] = _placed_text(placement.piece, placement.cells)
+        return text
 
 
 class LineSink:
     """A listing's ``on_solution`` when only the solutions' .jsonl lines are wanted
     (``Collector.line_sink``, and a split part's worker).  Called with a solution's
     variables, it makes its line in Python, like any ``on_solution``.  A backend that can
-    make lines itself (exactcover's C kernels) reads ``text_of``, ``head``, ``tail``,
-    ``images`` and ``firsts`` instead, and hands batches of lines to ``take``.
+    make lines itself (exactcover's C kernels) reads ``text_of`` (``SolutionLines.text_of``),
+    ``head``, ``tail``, ``images`` and ``firsts`` instead, and hands batches of lines to
+    ``take``.
 
     Each solution stands for its ``images`` (permutations of the model's variables; none:
     itself), one line each.  ``take(text, count, firsts)`` receives ``count`` lines and the
@@ -292,16 +298,7 @@ class LineSink:
         self.images = tuple(images)
         self.firsts = firsts
         self._take = take
-
-    def text_of(self, var: int) -> str:
-        """The text ``var`` puts on a line: its placed piece, or "" when it places none."""
-        text = self.lines.texts.get(var)
-        if text is None:
-            placement = self.lines.placements.get(var)
-            if placement is None:
-                return ""
-            text = self.lines.texts[var] = _placed_text(placement.piece, placement.cells)
-        return text
+        self.text_of = lines.text_of
 
     def take(self, text: bytes, count: int, firsts: list[list[int]]) -> None:
         """``count`` lines, ``firsts`` the variables of the first of them (at most ``self.firsts``)."""

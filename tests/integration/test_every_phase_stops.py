@@ -88,42 +88,12 @@ def test_analyze_ends_within_seconds_on_large_boards(tmp_path, side):
 
 # A listing of 287,263 tilings that takes about half a minute on two cores (a 9×9 board
 # with three holes and six kinds of piece, each a given number of times).
-LONG_LISTING = """
-[region]
-rows = ["#########", "#########", "#########", ".########", "#.#######", "#########", "#.#######",
-        "#########", "#########"]
-[[pieces]]
-name = "V5"
-shape = ["#..", "#..", "###"]
-count = 1
-[[pieces]]
-name = "L4"
-shape = ["###", "#.."]
-count = 2
-[[pieces]]
-name = "T4"
-shape = ["###", ".#."]
-count = 5
-[[pieces]]
-name = "W5"
-shape = ["#..", "##.", ".##"]
-count = 4
-[[pieces]]
-name = "L5"
-shape = ["####", "#..."]
-count = 2
-[[pieces]]
-name = "U5"
-shape = ["#.#", "###"]
-count = 3
-[solve]
-mode = "all"
-"""
+LONG_LISTING = ROOT / "benchmarks" / "pipelines" / "nine-e1.toml"
 
 
 def _listing_command(tmp_path: Path) -> tuple[list[str], Path]:
     pipeline = tmp_path / "long.toml"
-    pipeline.write_text(LONG_LISTING)
+    pipeline.write_text(LONG_LISTING.read_text().replace('mode = "count"', 'mode = "all"'))
     output = tmp_path / "all.jsonl"
     command = [sys.executable, "-m", "polytile_core.cli.main", "solve", str(pipeline), "-o", str(output), "--quiet"]
     return command, output

@@ -73,7 +73,8 @@ class ExactCoverBackend:
             outcome = given_up
         elif settings.mode == "all" or (settings.mode == "count" and self.options.counter == "search"):
             # A search, with the anchor on one placement per orbit and the images made (or counted).
-            listed = _listing(model, on_solution) if isinstance(on_solution, LineSink) else report
+            # A listing to .jsonl: the kernel makes the lines, of the decision variables only.
+            listed = Listing(on_solution, _decision(model)) if isinstance(on_solution, LineSink) else report
             outcome = list_all(model, problem, listed if settings.mode == "all" else None, limits, self.options)
         elif settings.mode == "count":
             by_images = _ImageSearch(model, problem, self.options, limits)
@@ -125,19 +126,17 @@ class _ImageSearch:
         return lambda: search_by_images(images, self.problem, None, self.limits, self.options)
 
 
+def _decision(model: Model) -> frozenset[int] | None:
+    """The model's decision variables, None when they are all of its variables."""
+    return None if len(model.decision) == model.num_variables else frozenset(model.decision)
+
+
 def _reporter(model: Model, on_solution: OnSolution) -> OnSolution:
     """``on_solution`` given only the model's decision variables of each solution."""
-    if len(model.decision) == model.num_variables:
+    decision = _decision(model)
+    if decision is None:
         return on_solution
-    decision = set(model.decision)
     return lambda ones: on_solution([var for var in ones if var in decision])
-
-
-def _listing(model: Model, sink: LineSink) -> Listing:
-    """Lines made by the kernel for ``sink``, of the model's decision variables."""
-    if len(model.decision) == model.num_variables:
-        return Listing(sink)
-    return Listing(sink, frozenset(model.decision))
 
 
 def _pins_clash(settings: SolveSettings) -> BackendResult:

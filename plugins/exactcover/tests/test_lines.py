@@ -96,6 +96,6 @@ def test_a_failing_sink_or_text_stops_the_search_with_its_error(kernel):
     with pytest.raises(RuntimeError, match="the disk is full"):
         enumerate_covers(problem, Listing(sink), Limits(threading.Event(), None), kernel=kernel)
     sink = LineSink(SolutionLines(model.placements), None, (), 0, lambda *batch: None)
-    sink.text_of = lambda var: 1 / 0  # type: ignore[method-assign]
+    sink.text_of = lambda var: 1 / 0  # type: ignore[assignment, return-value]
     with pytest.raises(ZeroDivisionError):
         enumerate_covers(problem, Listing(sink), Limits(threading.Event(), None), kernel=kernel)
