@@ -19,7 +19,9 @@ by search when measured for issue 24).  So the probe wastes as little as it can:
   count, ``PROBE_LISTING_SECONDS`` for a listing), lost only for a run that is long
   anyway.
 - A probe that finds more than ``HELD_AT_MOST`` tilings stops there (they wait in memory
-  until the probe is known to be the answer).
+  until the probe is known to be the answer).  If it listed them from a table of the
+  whole problem (exactcover's frontier table), the whole problem is listed again,
+  not split: the table's listing ends, where the split would search.
 """
 
 from __future__ import annotations
@@ -100,6 +102,13 @@ def solve_probed(plan: Plan, model: Model, context: RunContext) -> Outcome:
                 how = "by a short search"
         route = f"whole: the probe finished it {how}" if outcome.termination == Termination.COMPLETED else "whole"
         return attrs.evolve(outcome, details={**outcome.details, "when_long": route})
+    if too_many and outcome.work == "table":
+        # A listing made from a table of the whole problem ends, however long it is; split
+        # into subtrees, it would be searched.  So it is made again, whole, not held.
+        whole_plan = attrs.evolve(plan, settings=attrs.evolve(plan.settings, workers=workers))
+        outcome = solve_whole(whole_plan, model, context, in_search=distinct.in_search(plan))
+        route = f"whole: the probe listed it from a table, over {HELD_AT_MOST:,} tilings, more than a probe holds"
+        return attrs.evolve(outcome, details={**outcome.details, "when_long": route, "probe_seconds": round(probed, 3)})
     if too_many:
         why = f"found over {HELD_AT_MOST:,} tilings, more than a probe holds"
     elif answers and plan.settings.mode == "count":

@@ -25,6 +25,9 @@
  * they meet; the two layers there are joined (join).  On one thread (scan) the side whose
  * next step should cost less takes it; on two (scan_both) each side has its own thread
  * and tables, with no lock but the one that hands out the next cell.
+ *
+ * A listing keeps every layer of the forward scan instead ("Listing from the table"
+ * below): the covers are the paths through states that a cover finishes.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -35,6 +38,7 @@
 #include <time.h>
 
 #include "_cover_input.h"
+#include "_handover.h"
 
 typedef unsigned __int128 u128;
 
@@ -135,13 +139,7 @@ static int layer_add(Layer *l, uint64_t window, uint64_t tail, uint64_t totals, 
             return DONE;
         }
     }
-    if (l->used == l->room) {
-        size_t room = l->room ? 2 * l->room : 1024;
-        Entry *entries = realloc(l->entries, room * sizeof(Entry));
-        if (entries == NULL) return NO_MEMORY;
-        l->entries = entries;
-        l->room = room;
-    }
+    if (!grown((void **)&l->entries, &l->room, l->used, 1, sizeof(Entry))) return NO_MEMORY;
     if (l->used >= 0xFFFFFFF0u) return NO_MEMORY;
     if (check && !pockets_ok(check, o, layer, window, tail, totals)) count = 0;
     Entry *e = &l->entries[l->used++];
@@ -451,6 +449,7 @@ typedef struct {
     unsigned long work;
     size_t peak_states, peak_bytes;
     Fillable fillable;      /* the backward side's */
+    int keep;               /* a listing's table: every layer is kept (the caller moves cur and next) */
 } Side;
 
 /* A side holding its first layer: one empty state with count 1. */
@@ -483,7 +482,7 @@ static void side_turn(Side *d, int status) {
     if (d->next->used > d->peak_states) d->peak_states = d->next->used;
     size_t bytes = layer_bytes(d->cur) + layer_bytes(d->next);
     if (bytes > d->peak_bytes) d->peak_bytes = bytes;
-    if (status != DONE) return;
+    if (status != DONE || d->keep) return;
     layer_clear(d->cur);
     Layer *swap = d->cur; d->cur = d->next; d->next = swap;
 }
@@ -938,6 +937,412 @@ static int scan_both(Frontier *s, double deadline, size_t budget, u128 *total, i
     return status;
 }
 
+/* ---- Listing from the table ----
+ *
+ * A count needs two layers at a time; a listing keeps every layer of the forward scan
+ * (``keep_layers``), within a budget of states in all.  Then, from the last layer back,
+ * each state's count becomes the number of covers that finish it (``completions``): 0
+ * for a state no tiling finishes.  A search from the first state that steps only to
+ * states with a completion never backtracks in vain: every path it starts ends in a
+ * cover, so the listing costs a few look-ups per piece of each tiling it writes, however
+ * long a search filling the same cells would wander (a board whose copies only fail at
+ * its last cells). */
+
+/* The entry of ``l`` with key (window, tail, totals), or NULL. */
+static Entry *layer_find(const Layer *l, uint64_t window, uint64_t tail, uint64_t totals) {
+    if (!l->capacity) return NULL;
+    size_t mask = l->capacity - 1;
+    for (size_t slot = mix(window, tail, totals) & mask; l->index[slot]; slot = (slot + 1) & mask) {
+        Entry *e = &l->entries[l->index[slot] - 1];
+        if (e->window == window && e->tail == tail && e->totals == totals) return e;
+    }
+    return NULL;
+}
+
+/* Whether a state of the last layer is a cover: every piece used once placed, every
+ * counted piece at its lower bound. */
+static int finished(const Frontier *s, const Entry *e) {
+    if (e->window || e->tail != s->tail_full) return 0;
+    for (int g = 0; g < s->n_groups; g++)
+        if (((e->totals >> s->shift[g]) & s->field[g]) < s->lo[g]) return 0;
+    return 1;
+}
+
+/* The state of layer i + 1 (``next``) that state ``e`` of layer i leads to by option o
+ * (o < 0: cell i is covered already), or NULL.  A successor the colouring invariant
+ * refused is in no layer, since the invariant is a function of the key. */
+static Entry *successor(const Frontier *s, const Layer *next, const Entry *e, int o) {
+    if (o < 0) return layer_find(next, e->window >> 1, e->tail, e->totals);
+    if ((s->window[o] & e->window) || (s->tail[o] & e->tail)) return NULL;
+    int ok;
+    uint64_t totals = moved(s, o, e->totals, &ok);
+    return ok ? layer_find(next, (e->window | s->window[o]) >> 1, e->tail | s->tail[o], totals) : NULL;
+}
+
+/* The forward scan with every layer kept in ``all`` (n_cells + 1 layers), at most
+ * ``budget`` states in all. */
+static int keep_layers(const Frontier *s, Layer *all, double deadline, size_t budget, size_t *states, size_t *bytes) {
+    static const int no_halt = 0;
+    Side d;
+    int status = side_open(s, &d);
+    all[0] = d.layers[0];
+    memset(&d.layers[0], 0, sizeof d.layers[0]);
+    d.keep = 1;
+    *states = all[0].used;
+    *bytes = layer_bytes(&all[0]);
+    for (int i = 0; status == DONE && i < s->n_cells; i++) {
+        d.cur = &all[i];
+        d.next = &all[i + 1];
+        status = forward_step(s, &d, i, deadline, budget - *states, &no_halt);
+        *states += all[i + 1].used;
+        if (status == DONE && *states > budget) status = BUDGET;
+        if (status == DONE && all[i + 1].used < all[i + 1].room) {  /* the layer is whole: give back its spare room */
+            Entry *fitted = realloc(all[i + 1].entries, (all[i + 1].used ? all[i + 1].used : 1) * sizeof(Entry));
+            if (fitted) {
+                all[i + 1].entries = fitted;
+                all[i + 1].room = all[i + 1].used ? all[i + 1].used : 1;
+            }
+        }
+        *bytes += layer_bytes(&all[i + 1]);
+    }
+    side_close(&d);
+    return status;
+}
+
+/* A step of the walk: the option placed (-1: none, the cell was covered) and the state
+ * of the next layer it leads to. */
+typedef struct {
+    int option;
+    uint32_t next;
+} Edge;
+
+typedef struct {
+    Edge *edges;
+    size_t used, room;
+} Edges;
+
+/* A live state's steps are ``edges[start .. start + n)``, kept in its ``value`` (which
+ * only the forward scan's pruning reads) as start << EDGE_BITS | n. */
+enum { EDGE_BITS = 20 };
+
+static int edges_add(Edges *g, int option, size_t next) {
+    if (!grown((void **)&g->edges, &g->room, g->used, 1, sizeof(Edge))) return NO_MEMORY;
+    g->edges[g->used++] = (Edge){option, (uint32_t)next};
+    return DONE;
+}
+
+/* Each state's count becomes its completions (saturating at the largest count), from the
+ * last layer back; a state the scan kept dead (count 0) has none.  Each live state's
+ * steps to live states are kept (``Edges``, at most twice ``budget``: an edge is a sixth
+ * of a state's bytes), so that the walk never looks up a state. */
+static int completions(const Frontier *s, Layer *all, Edges *g, double deadline, size_t budget) {
+    Layer *last = &all[s->n_cells];
+    for (size_t k = 0; k < last->used; k++) last->entries[k].count = last->entries[k].count && finished(s, &last->entries[k]);
+    unsigned long work = 0;
+    for (int i = s->n_cells - 1; i >= 0; i--) {
+        const Layer *next = &all[i + 1];
+        for (size_t k = 0; k < all[i].used; k++) {
+            if ((++work & 4095) == 0) {
+                if (s->cancel) return CANCELLED;
+                if (deadline > 0 && now() > deadline) return TIMED_OUT;
+            }
+            Entry *e = &all[i].entries[k];
+            if (e->count == 0) continue;
+            u128 sum = 0;
+            size_t start = g->used;
+            for (int o = (e->window & 1) ? -1 : s->first[i]; o < ((e->window & 1) ? 0 : s->first[i + 1]); o++) {
+                const Entry *n = successor(s, next, e, o);
+                if (n == NULL || n->count == 0) continue;
+                u128 more = sum + n->count;
+                sum = more < sum ? ~(u128)0 : more;
+                if (edges_add(g, o, (size_t)(n - next->entries))) return NO_MEMORY;
+            }
+            if (g->used - start >= (1u << EDGE_BITS)) return NO_MEMORY;
+            if (g->used > 2 * budget) return BUDGET;
+            e->count = sum;
+            e->value = (uint64_t)start << EDGE_BITS | (g->used - start);
+        }
+    }
+    return DONE;
+}
+
+enum { LIMIT = 7, FAILED = 8 };   /* a listing's other ends: its solution limit, a failed handover */
+enum { UNTRIED = -2 };
+/* On several threads, the walk's paths are shared out by their node at the first layer
+ * with at least this many live states per thread: each thread walks the paths above it
+ * and takes the nodes there one at a time, as it finishes the last. */
+enum { NODES_PER_THREAD = 64, MOST_WALKERS = 2 };
+
+/* A step of a path: the state at a layer, the next of its edges to take (UNTRIED: the
+ * first), the option placed (-1: none). */
+typedef struct {
+    size_t at;
+    int next, placed;
+} Step;
+
+/* What the threads of one walk share.  A handover takes ``lock`` before the GIL, so
+ * that a thread holding the GIL never waits for it. */
+typedef struct {
+    const Frontier *s;
+    const Layer *all;
+    const Edge *edges;
+    PyObject *callback;
+    const int *numbers;                 /* option -> the caller's number (lines are numbered already) */
+    int split;                          /* the layer whose path nodes are shared out; -1: one thread */
+    unsigned long long next_node;       /* the next node there to take (atomic) */
+    unsigned long long limit, solutions;/* solutions listed, by all threads (atomic) */
+    long long firsts_left;              /* solutions still to hand on as variables too */
+    int halt;                           /* the first thread's status other than DONE (atomic) */
+    double deadline;
+    pthread_mutex_t lock;
+    PyThreadState *main_state;          /* the calling thread's, while it walks */
+    PyObject *error[3];                 /* a helper thread's exception, for the caller */
+} Walk;
+
+typedef struct {
+    Walk *w;
+    Held held;
+    int main;                           /* the calling thread (else a helper, unknown to Python) */
+    int status;
+} Walker;
+
+static void walk_halt(Walk *w, int status) {
+    int none = DONE;
+    __atomic_compare_exchange_n(&w->halt, &none, status, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+/* Hand a walker's held solutions on: their lines made here, without the GIL or the lock;
+ * then, holding the lock and the GIL, the call to Python.  0 (the walk halted) on failure. */
+static int walker_hand_over(Walker *me, double at) {
+    Walk *w = me->w;
+    Lines *l = me->held.lines;
+    long long made = 0;
+    if (l != NULL && !me->held.out_of_memory && (made = lines_make(&me->held, l)) < 0) me->held.out_of_memory = 1;
+    pthread_mutex_lock(&w->lock);
+    PyGILState_STATE gil = PyGILState_UNLOCKED;
+    if (me->main) PyEval_RestoreThread(w->main_state);
+    else gil = PyGILState_Ensure();
+    int ok;
+    if (l == NULL) ok = held_hand_over(&me->held, w->callback, at);
+    else if (me->held.out_of_memory) ok = (PyErr_NoMemory(), 0);
+    else {
+        long long before = l->firsts;
+        ok = lines_give(l, made, w->firsts_left);
+        w->firsts_left -= before - l->firsts;
+        held_emptied(&me->held, at);
+    }
+    if (!ok && !me->main && w->error[0] == NULL) PyErr_Fetch(&w->error[0], &w->error[1], &w->error[2]);
+    else if (!ok && !me->main) PyErr_Clear();
+    if (me->main) w->main_state = PyEval_SaveThread();
+    else PyGILState_Release(gil);
+    pthread_mutex_unlock(&w->lock);
+    if (!ok) walk_halt(w, FAILED);
+    return ok;
+}
+
+/* Every path of states with a completion from the first state to the last layer: a
+ * cover each, handed on (or counted: callback None).  On several threads, a walker
+ * takes the paths below the nodes at layer ``split`` it claims. */
+static int walk_paths(Walker *me) {
+    Walk *w = me->w;
+    const Frontier *s = w->s;
+    const Layer *all = w->all;
+    int n = s->n_cells, i = 0, depth = 0;
+    Step *path = calloc(n + 1, sizeof(Step));
+    int *chosen = calloc(n + 1, sizeof(int));
+    if (!path || !chosen) { free(path); free(chosen); return NO_MEMORY; }
+    path[0] = (Step){0, UNTRIED, -1};
+    unsigned long work = 0;
+    unsigned long long node = 0, mine = w->split >= 0 ? __atomic_fetch_add(&w->next_node, 1, __ATOMIC_RELAXED) : 0;
+    int status = all[0].used && all[0].entries[0].count ? DONE : -1;
+    while (i >= 0 && status == DONE) {
+        if ((++work & 4095) == 0) {
+            double at = now();
+            if (s->cancel) status = CANCELLED;
+            else if (w->deadline > 0 && at > w->deadline) status = TIMED_OUT;
+            else if (__atomic_load_n(&w->halt, __ATOMIC_RELAXED)) status = HALTED;
+            else if (w->callback != Py_None && held_due(&me->held, at) && !walker_hand_over(me, at)) status = FAILED;
+            if (status != DONE) break;
+        }
+        if (i == w->split && path[i].next == UNTRIED) {  /* a node to take, or to leave to another thread */
+            if (node++ != mine) {
+                if (--i >= 0 && path[i].placed >= 0) depth--;
+                continue;
+            }
+            mine = __atomic_fetch_add(&w->next_node, 1, __ATOMIC_RELAXED);
+        }
+        if (i == n) {
+            unsigned long long listed = __atomic_fetch_add(&w->solutions, 1, __ATOMIC_RELAXED);
+            if (w->limit && listed >= w->limit) { status = LIMIT; break; }
+            if (w->callback != Py_None) {
+                held_add(&me->held, chosen, depth, me->held.lines ? NULL : w->numbers);
+                /* A full batch goes at once; one waiting too long, at the next look at the clock. */
+                if (me->held.count >= me->held.batch && !walker_hand_over(me, now())) { status = FAILED; break; }
+            }
+            if (w->limit && listed + 1 >= w->limit) { status = LIMIT; break; }
+            if (--i >= 0 && path[i].placed >= 0) depth--;
+            continue;
+        }
+        const Entry *e = &all[i].entries[path[i].at];
+        int taken = path[i].next == UNTRIED ? 0 : path[i].next;
+        if ((uint64_t)taken >= (e->value & ((1u << EDGE_BITS) - 1))) {
+            if (--i >= 0 && path[i].placed >= 0) depth--;
+            continue;
+        }
+        const Edge *step = &w->edges[(e->value >> EDGE_BITS) + taken];
+        path[i].next = taken + 1;
+        path[i].placed = step->option;
+        if (step->option >= 0) chosen[depth++] = step->option;
+        i++;
+        path[i] = (Step){step->next, UNTRIED, -1};
+    }
+    free(path);
+    free(chosen);
+    if (status == -1) status = DONE;
+    /* What was found before the end, whatever ended it, is handed on. */
+    if (status != FAILED && w->callback != Py_None && me->held.count && !walker_hand_over(me, now())) status = FAILED;
+    if (status != DONE && status != HALTED) walk_halt(w, status);
+    return status;
+}
+
+static void *walk_helper(void *argument) {
+    Walker *me = argument;
+    me->status = walk_paths(me);
+    return NULL;
+}
+
+/* The layer whose path nodes ``threads`` threads share out: the first with at least
+ * NODES_PER_THREAD live states per thread; -1 (one thread) when none has. */
+static int split_layer(const Frontier *s, const Layer *all, int threads) {
+    if (threads < 2) return -1;
+    for (int i = 1; i < s->n_cells; i++) {
+        size_t live = 0;
+        for (size_t k = 0; k < all[i].used && live < (size_t)NODES_PER_THREAD * threads; k++) live += all[i].entries[k].count != 0;
+        if (live >= (size_t)NODES_PER_THREAD * threads) return i;
+    }
+    return -1;
+}
+
+/* list(callback, limit, time_limit, budget, numbers[, table_time[, threads]])
+ *     -> (status, solutions, states, bytes, threads that walked)
+ *   callback: None (count the covers by listing them), a callable or a line request;
+ *   numbers: per option (as given) the caller's number for it on a solution;
+ *   budget: the most states the table may hold in all its layers;
+ *   table_time: seconds the table may take to make (0: as long as the run), so that a
+ *   caller can give it up and search instead: nothing is listed before it is whole;
+ *   threads: walk the table's paths on up to two threads (the table is made on one). */
+static PyObject *Frontier_list(Frontier *s, PyObject *args) {
+    PyObject *callback, *given;
+    unsigned long long limit, budget;
+    double time_limit, table_time = 0;
+    int threads = 1;
+    if (!PyArg_ParseTuple(args, "OKdKO|di", &callback, &limit, &time_limit, &budget, &given, &table_time, &threads))
+        return NULL;
+    Py_ssize_t n_numbers;
+    int *numbers = ints_of(given, &n_numbers, "numbers");
+    if (numbers == NULL) return NULL;
+    if (n_numbers < s->first[s->n_cells]) {
+        free(numbers);
+        PyErr_SetString(PyExc_ValueError, "numbers: one per option");
+        return NULL;
+    }
+    if (threads > MOST_WALKERS) threads = MOST_WALKERS;
+    if (threads < 1) threads = 1;
+    Layer *all = calloc((size_t)s->n_cells + 1, sizeof(Layer));
+    Walker walkers[MOST_WALKERS];
+    memset(walkers, 0, sizeof walkers);
+    Walk w = {.s = s, .all = all, .callback = callback, .numbers = numbers, .limit = limit, .split = -1};
+    int ready = all != NULL, status = DONE;
+    for (int t = 0; ready && t < threads; t++) {
+        walkers[t] = (Walker){.w = &w, .main = t == 0, .status = DONE};
+        ready = held_init(&walkers[t].held, s->n_cells + 1);
+    }
+    if (!ready) PyErr_NoMemory();
+    /* Each walker's lines: every text an option's line may need known now, with the GIL,
+     * and numbered as the caller numbers the options. */
+    for (int t = 0; ready && t < threads; t++) {
+        ready = held_begin(&walkers[t].held, callback, now());
+        Lines *l = walkers[t].held.lines;
+        if (ready && l != NULL) w.firsts_left = l->firsts;
+        for (int o = 0; ready && l != NULL && o < s->first[s->n_cells]; o++) {
+            int v = numbers[o] < l->n_variables ? l->variables[numbers[o]] : -1;
+            if (v < 0) {
+                PyErr_SetString(PyExc_ValueError, "a line request names no variable for an option");
+                ready = 0;
+                break;
+            }
+            if (l->kept != NULL && !l->kept[v]) continue;
+            ready = l->n_images ? 1 : lines_know(l, v);
+            for (Py_ssize_t i = 0; ready && i < l->n_images; i++) ready = lines_know(l, l->images[i * l->image_size + v]);
+        }
+        if (ready && l != NULL && l->scratch_cap < s->n_cells + 1) {
+            free(l->scratch);
+            l->scratch_cap = s->n_cells + 1;
+            ready = (l->scratch = malloc(sizeof(int) * l->scratch_cap)) != NULL;
+            if (!ready) PyErr_NoMemory();
+        }
+        if (ready && l != NULL) {  /* the walk hands on options numbered as given */
+            int *variables = malloc(sizeof(int) * (s->first[s->n_cells] + 1));
+            ready = variables != NULL;
+            for (int o = 0; ready && o < s->first[s->n_cells]; o++) variables[o] = l->variables[numbers[o]];
+            if (ready) { free(l->variables); l->variables = variables; l->n_variables = s->first[s->n_cells]; }
+            else PyErr_NoMemory();
+        }
+    }
+    size_t states = 0, bytes = 0;
+    int failed = !ready;
+    if (ready) {
+        double deadline = time_limit > 0 ? now() + time_limit : 0, table_deadline = deadline;
+        if (table_time > 0 && (deadline == 0 || now() + table_time < deadline)) table_deadline = now() + table_time;
+        w.deadline = deadline;
+        pthread_mutex_init(&w.lock, NULL);
+        Py_INCREF(callback);
+        w.main_state = PyEval_SaveThread();
+        status = s->cancel ? CANCELLED : keep_layers(s, all, table_deadline, (size_t)budget, &states, &bytes);
+        Edges edges = {0};
+        if (status == DONE) status = completions(s, all, &edges, table_deadline, (size_t)budget);
+        bytes += edges.room * sizeof(Edge);
+        w.edges = edges.edges;
+        for (int i = 0; i <= s->n_cells; i++) {  /* the walk follows the edges: no more look-ups */
+            free(all[i].index);
+            all[i].index = NULL;
+            all[i].capacity = 0;
+        }
+        if (status == DONE) {
+            w.split = split_layer(s, all, threads);
+            pthread_t helper;
+            int helping = w.split >= 0 && threads > 1 && !pthread_create(&helper, NULL, walk_helper, &walkers[1]);
+            if (!helping) w.split = -1;
+            walkers[0].status = walk_paths(&walkers[0]);
+            if (helping) pthread_join(helper, NULL);
+            status = w.halt;
+        }
+        for (int i = 0; i <= s->n_cells; i++) layer_free(&all[i]);
+        free(edges.edges);
+        PyEval_RestoreThread(w.main_state);
+        pthread_mutex_destroy(&w.lock);
+        Py_DECREF(callback);
+        if (w.error[0] != NULL) PyErr_Restore(w.error[0], w.error[1], w.error[2]);
+        failed = status == FAILED;
+    }
+    for (int t = 0; t < threads; t++) {
+        if (!held_end(&walkers[t].held, callback, now(), 1)) failed = 1;  /* each walker handed its own on */
+        held_free(&walkers[t].held);
+    }
+    free(all);
+    free(numbers);
+    if (failed) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "a listing's handover failed");
+        return NULL;
+    }
+    static const char *names[] = {"completed", "interrupted", "time_limit", "budget", "overflow", "no_memory", "",
+                                  "solution_limit"};
+    unsigned long long solutions = w.solutions;
+    if (limit && solutions > limit) solutions = limit;
+    return Py_BuildValue("(sKnni)", names[status], solutions, (Py_ssize_t)states, (Py_ssize_t)bytes,
+                         w.split >= 0 ? threads : 1);
+}
+
 static void Frontier_dealloc(Frontier *s) {
     free(s->first); free(s->window); free(s->tail); free(s->member_start); free(s->member_group);
     free(s->member_weight); free(s->lo); free(s->hi); free(s->shift); free(s->field);
@@ -1165,6 +1570,10 @@ static PyMethodDef Frontier_methods[] = {
      "run(budget, time_limit[, threads[, meet]]) -> (status, count, peak states, peak bytes); the scan meets in the "
      "middle, on two threads where their times balance if threads > 1, else on one where a step costs both sides the "
      "same (or at cell ``meet``, for tests)"},
+    {"list", (PyCFunction)Frontier_list, METH_VARARGS,
+     "list(callback, limit, time_limit, budget, numbers[, table_time[, threads]]) -> (status, solutions, states, "
+     "bytes, threads that walked): every cover, from a table of the forward scan's layers (at most ``budget`` states in all, made within "
+     "``table_time`` seconds), walked on up to two threads; callback None counts them"},
     {"cancel", (PyCFunction)Frontier_cancel, METH_NOARGS, "ask a running scan to stop soon (any thread)"},
     {NULL}
 };

@@ -289,11 +289,11 @@ static long long lines_make(Held *held, Lines *l) {
     return made;
 }
 
-/* Hand the held solutions on as lines: ``sink(text, lines, firsts)`` (GIL held at entry
- * and exit, released while the lines are made).  Returns 0 with the exception set. */
-static int lines_hand_over(Held *held, Lines *l) {
+/* Know every text the held solutions' lines need, and room to sort them (GIL held).
+ * Returns 0 with the exception set. */
+static int lines_ready(Held *held, Lines *l) {
     int most = 0;
-    for (size_t at = 0; at < held->len;) {  /* every text the lines need, known first */
+    for (size_t at = 0; at < held->len;) {
         int depth = held->ints[at++];
         if (depth > most) most = depth;
         for (int k = 0; k < depth; k++) {
@@ -316,12 +316,14 @@ static int lines_hand_over(Held *held, Lines *l) {
         if (l->scratch == NULL) { l->scratch_cap = 0; PyErr_NoMemory(); return 0; }
         l->scratch_cap = most;
     }
-    long long made;
-    Py_BEGIN_ALLOW_THREADS
-    made = lines_make(held, l);
-    Py_END_ALLOW_THREADS
-    if (made < 0) { PyErr_NoMemory(); return 0; }
+    return 1;
+}
+
+/* Hand on the ``made`` lines ``lines_make`` made, with the variables of at most ``cap``
+ * of the first: ``sink(text, lines, firsts)`` (GIL held).  Returns 0 with the exception set. */
+static int lines_give(Lines *l, long long made, long long cap) {
     long long wanted = made < l->firsts ? made : l->firsts;
+    if (wanted > cap) wanted = cap > 0 ? cap : 0;
     PyObject *firsts = PyList_New(wanted);
     if (firsts == NULL) return 0;
     size_t at = 0;
@@ -344,6 +346,25 @@ static int lines_hand_over(Held *held, Lines *l) {
     Py_DECREF(firsts);
     Py_XDECREF(answer);
     return answer != NULL;
+}
+
+/* Hand the held solutions on as lines (GIL held at entry and exit, released while the
+ * lines are made).  Returns 0 with the exception set. */
+static int lines_hand_over(Held *held, Lines *l) {
+    if (!lines_ready(held, l)) return 0;
+    long long made;
+    Py_BEGIN_ALLOW_THREADS
+    made = lines_make(held, l);
+    Py_END_ALLOW_THREADS
+    if (made < 0) { PyErr_NoMemory(); return 0; }
+    return lines_give(l, made, l->firsts);
+}
+
+/* The held batch is handed on (or dropped): empty it. */
+static void held_emptied(Held *held, double now) {
+    held->len = 0;
+    held->count = held->out_of_memory = 0;
+    held->handed_at = now;
 }
 
 /* Call ``callback`` on each held solution (a list of ints), or hand them on as lines,
@@ -373,9 +394,7 @@ static int held_hand_over(Held *held, PyObject *callback, double now) {
         }
         Py_XDECREF(ones);
     }
-    held->len = 0;
-    held->count = held->out_of_memory = 0;
-    held->handed_at = now;
+    held_emptied(held, now);
     return ok;
 }
 

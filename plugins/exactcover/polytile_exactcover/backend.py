@@ -20,7 +20,7 @@ from polytile_core.plugin import (
 )
 from polytile_exactcover.count import count_covers
 from polytile_exactcover.cover import CoverProblem, cover_problem, pinned_problem
-from polytile_exactcover.estimate import listing_probe
+from polytile_exactcover.listing import list_covers
 from polytile_exactcover.options import ExactCoverOptions
 from polytile_exactcover.outcome import Limits, SearchReport
 from polytile_exactcover.search import Listing, enumerate_covers, short_search
@@ -68,14 +68,17 @@ class ExactCoverBackend:
             # A subtree of a search: count it by search, as the whole problem's search would.
             outcome = enumerate_covers(problem, None, limits, kernel=self.options.kernel)
             outcome.details["counter"] = "search: the model is a subtree of a search"
-        elif settings.mode == "all" and settings.probe and (given_up := listing_probe(problem, limits)) is not None:
-            # A probe lists only a short listing; a long one is left to the split at once.
-            outcome = given_up
-        elif settings.mode == "all" or (settings.mode == "count" and self.options.counter == "search"):
-            # A search, with the anchor on one placement per orbit and the images made (or counted).
+        elif settings.mode == "all":
+            # A search, with the anchor on one placement per orbit and the images made, or
+            # the table of a long one.  A probe lists only what it can list fast; a long
+            # search is left to the split at once.
             # A listing to .jsonl: the kernel makes the lines, of the decision variables only.
             listed = Listing(on_solution, _decision(model)) if isinstance(on_solution, LineSink) else report
-            outcome = list_all(model, problem, listed if settings.mode == "all" else None, limits, self.options)
+            outcome = list_covers(
+                model, problem, listed, limits, self.options, probe=settings.probe, threads=settings.workers or 1
+            )
+        elif settings.mode == "count" and self.options.counter == "search":
+            outcome = list_all(model, problem, None, limits, self.options)
         elif settings.mode == "count":
             by_images = _ImageSearch(model, problem, self.options, limits)
             outcome = count_covers(

@@ -63,22 +63,6 @@ def estimated_search(problem: CoverProblem, limits: Limits, *, finish_short: boo
     return Estimate(None, nodes * per_node, nodes * count / PROBE_NODES)
 
 
-def listing_probe(problem: CoverProblem, limits: Limits) -> SearchReport | None:
-    """What a probe of the default route answers for a listing: None when the listing is
-    short (the short search finished it, or the estimate of its search and of writing its
-    solutions is at most ``SHORT_LISTING``): then list it whole; else a report that gives
-    up (``TIME_LIMIT``) at once, so that the split lists it and nothing is listed twice."""
-    estimate = estimated_search(problem, limits)
-    if estimate.finished is not None:
-        stopped = estimate.finished.status != Termination.COMPLETED
-        return SearchReport(estimate.finished.status, 0, "dlx", {"kernel": "dlx"}) if stopped else None
-    seconds = estimate.seconds + estimate.solutions * SECONDS_PER_SOLUTION
-    if seconds <= SHORT_LISTING:
-        return None
-    why = f"not listed in a probe: the listing would take about {seconds:.3g} s (the split lists it)"
-    return SearchReport(Termination.TIME_LIMIT, 0, "search", {"kernel": "none", "listing": why})
-
-
 def _estimated_nodes(probe: Search, limits: Limits) -> float:
     """Knuth's estimate of the nodes a search of ``probe`` visits: the mean of up to
     ``ESTIMATE_DIVES`` random dives, in batches doubling from one, while the run goes on

@@ -1,4 +1,5 @@
-"""Counting without listing: a frontier scan in C (``_frontier.c``).
+"""Counting without listing: a frontier scan in C (``_frontier.c``).  The same scan,
+keeping every layer, also lists (``listing.py``).
 
 The scan fills the cells in ``problem.order`` and keeps, per layer, the number of ways
 to reach each state (window of covered cells ahead, pieces used once, copies placed of
@@ -97,6 +98,8 @@ class Layout:
     tail_full: int
     pruning: Pruning
     pockets: Pockets
+    # Per option of ``options`` (sorted by start cell), its number in the cover problem.
+    numbers: list[int] = attrs.Factory(list)
 
     def pruned_by(self) -> str:
         """What the scan prunes by, for ``details["frontier_pruning"]``."""
@@ -150,11 +153,9 @@ def layout(problem: CoverProblem) -> Layout | str:
         return "the piece counts need more than 64 bits"
     groups = [(lo, hi, shift) for (lo, hi), shift in zip(bounds, shifts, strict=True)]
     pruning, values = invariant(problem, rows, groups)
-    options = sorted(
-        ((*row, int(value is not None), value or 0) for row, value in zip(rows, values, strict=True)),
-        key=lambda row: row[0],
-    )
-    return Layout(n_cells, options, groups, (1 << tail) - 1, pruning, pockets(problem, rows, n_cells))
+    numbers = sorted(range(len(rows)), key=lambda number: rows[number][0])
+    options = [(*rows[k], int(values[k] is not None), values[k] or 0) for k in numbers]
+    return Layout(n_cells, options, groups, (1 << tail) - 1, pruning, pockets(problem, rows, n_cells), numbers)
 
 
 def frontier(plan: Layout) -> Frontier:

@@ -19,7 +19,8 @@ class ExactCoverOptions:
             "description": "how mode count counts: frontier (a table scan in C), memo (memoised search "
             "in Python), search (list without storing, by the kernel; one anchor placement per orbit when the "
             "problem is symmetric) or auto (a short dancing-links "
-            "probe, then frontier, memo and search, each within its budget)"
+            "probe, then frontier, memo and search, each within its budget); in mode all, frontier lists from "
+            "the scan's table and auto tries that table first when the search is estimated at a minute or more"
         },
     )
     kernel: Literal["auto", "bitboard", "dlx"] = attrs.field(
@@ -35,7 +36,8 @@ class ExactCoverOptions:
         metadata={
             "description": "states the frontier table may hold in one layer (and the memo in all) before "
             "counting falls back to search; unset: 6,000,000 frontier states a side (about 0.9 GB each) and 1,000,000 "
-            "memo states (on auto the frontier also stops past four times the search's estimated time)",
+            "memo states (on auto the frontier also stops past four times the search's estimated time); a "
+            "listing's table holds every layer, up to this many states in all (unset: 16,000,000, about 1 GB)",
             "json_schema": {"minimum": 1},
         },
     )

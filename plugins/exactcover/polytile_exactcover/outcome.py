@@ -53,6 +53,12 @@ class Resumable(Kernel, Protocol):
     def resume(self, *args: Any) -> Any: ...
 
 
+class Listable(Kernel, Protocol):
+    """A kernel that lists from a table it makes first (``_frontier.Frontier``)."""
+
+    def list(self, *args: Any) -> Any: ...
+
+
 class Limits:
     """The stop event and the deadline shared by every search of one solve."""
 
@@ -76,10 +82,16 @@ class Limits:
     def run(self, kernel: Kernel, *args: Any) -> Any:
         """``kernel.run(*args)`` with the GIL released, cancelled when the stop event is
         set: every kernel's way in."""
-        with relay_stop(self.stop, kernel.cancel):  # the relay's own interval: a shorter one wakes it
-            return kernel.run(*args)
+        return self._relayed(kernel, kernel.run, args)
 
     def resume(self, kernel: Resumable, *args: Any) -> Any:
         """``kernel.resume(*args)``, as ``run`` runs it."""
-        with relay_stop(self.stop, kernel.cancel):
-            return kernel.resume(*args)
+        return self._relayed(kernel, kernel.resume, args)
+
+    def list(self, kernel: Listable, *args: Any) -> Any:
+        """``kernel.list(*args)``, as ``run`` runs it."""
+        return self._relayed(kernel, kernel.list, args)
+
+    def _relayed(self, kernel: Kernel, call: Any, args: tuple[Any, ...]) -> Any:
+        with relay_stop(self.stop, kernel.cancel):  # the relay's own interval: a shorter one wakes it
+            return call(*args)

@@ -484,6 +484,24 @@ def test_a_short_listing_is_listed_whole_by_the_probe():
     assert result.details["when_long"] == "whole: the probe finished it as a short listing"
 
 
+def test_a_listing_from_a_table_is_listed_whole_not_split():
+    """5×15 with L-trominoes, 76,800 tilings (OEIS A084478), listed from the frontier's
+    table (``counter = "frontier"``): more than a probe holds, so the probe stops, and
+    the whole problem is listed again from its table, not split and searched; each
+    tiling reaches the result once."""
+    pipeline = Pipeline(
+        region=RegionSpec(width=15, height=5),
+        pieces=[PieceSpec(shape=["#.", "##"], name="L", unlimited=True)],
+        solve=SolveSpec(mode="all", jobs=2, backend="exactcover", keep=100_000),
+        options={"exactcover": {"counter": "frontier"}},
+    )
+    result = run(make_plan(pipeline, HOST))
+    assert result.count == 76_800 == len({solution.placements for solution in result.solutions})
+    assert result.termination == Termination.COMPLETED and "split" not in result.details
+    assert result.details["when_long"].startswith("whole: the probe listed it from a table, over 20,000 tilings")
+    assert result.details["exactcover_kernel"] == "frontier"
+
+
 def test_a_long_count_by_a_table_is_never_cut_short():
     """A count by a table of the whole problem is not split into search subtrees, nor
     cut short and made again: 5×12 with the 12 pentominoes, 4,040 tilings (oracles.md),
