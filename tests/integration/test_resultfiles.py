@@ -105,10 +105,12 @@ def test_a_jsonl_listing_holds_every_tiling_once_on_random_instances(tmp_path, j
         assert set(listed) == expected, f"seed {seed}, instance {number}"
 
 
+# Per route: [solve], [split] and [options] of its pipelines.
 ROUTES = {
-    "default, one job": ({"jobs": 1}, None),
-    "tree split on threads": ({"jobs": 2}, {"method": "tree"}),
-    "tree split on processes": ({"jobs": 2, "executor": "process"}, {"method": "tree"}),
+    "default, one job": ({"jobs": 1}, None, None),
+    "tree split on threads": ({"jobs": 2}, {"method": "tree"}, None),
+    "tree split on processes": ({"jobs": 2, "executor": "process"}, {"method": "tree"}, None),
+    "frontier table, two jobs": ({"jobs": 2}, None, {"exactcover": {"counter": "frontier"}}),
 }
 
 
@@ -116,18 +118,21 @@ ROUTES = {
 @pytest.mark.parametrize("route", sorted(ROUTES))
 def test_jsonl_listings_match_cp_sat_on_random_instances(tmp_path, route):
     """A listing to .jsonl, with no backend named (exactcover's kernels write the lines:
-    under the anchor's images on one job, a tree part's images on a split) against
+    under the anchor's images on one job, a tree part's images on a split, the walk of
+    the frontier's table on two threads) against
     CP-SAT's listing of the same instance, made in Python: every tiling covers the region
     cell by cell, none twice, the same set, and the closing count is the lines written."""
     seed = random.SystemRandom().randrange(2**32)
     rng = random.Random(seed)
-    solve, split = ROUTES[route]
+    solve, split, options = ROUTES[route]
     checked = 0
     for number in range(25):
         table = random_instance(rng, rng.choice([20, 30, 40, 50]))
         table["solve"] = {"mode": "all", **solve}
         if split is not None:
             table["split"] = split
+        if options is not None:
+            table["options"] = options
         pipeline = tmp_path / f"{number}.toml"
         pipeline.write_text(tomli_w.dumps(table))
         where = f"seed {seed}, instance {number}"
