@@ -42,10 +42,12 @@ class Estimate:
     solutions: float = 0.0
 
 
-def estimated_search(problem: CoverProblem, limits: Limits, *, finish_short: bool = False) -> Estimate:
+def estimated_search(
+    problem: CoverProblem, limits: Limits, *, finish_short: bool = False, seconds: float = ESTIMATE_SECONDS
+) -> Estimate:
     """A count by dancing links if it ends within ``PROBE_NODES`` nodes; else the time per
     node it measured times Knuth's estimate of the nodes, and its solutions per node times
-    that estimate.  With ``finish_short`` (a count), a search estimated at most
+    that estimate (its dives take at most ``seconds``).  With ``finish_short`` (a count), a search estimated at most
     ``SHORT_SEARCH_NODES`` is resumed where the probe stopped, and counted if it ends
     within ``RESUME_NODES`` more."""
     probe = Search(problem.n_items, problem.options, problem.groups)
@@ -54,7 +56,7 @@ def estimated_search(problem: CoverProblem, limits: Limits, *, finish_short: boo
     if status != "node_limit":
         return Estimate(SearchReport(Termination(status), count, "dlx", {"kernel": "dlx"}))
     per_node = max(time.monotonic() - started, 1e-6) / PROBE_NODES
-    nodes = _estimated_nodes(probe, limits)
+    nodes = _estimated_nodes(probe, limits, seconds)
     if finish_short and nodes <= SHORT_SEARCH_NODES and not limits.reason():
         status, total = limits.resume(probe, None, 0, limits.left(), RESUME_NODES)
         if status != "node_limit":
@@ -63,10 +65,10 @@ def estimated_search(problem: CoverProblem, limits: Limits, *, finish_short: boo
     return Estimate(None, nodes * per_node, nodes * count / PROBE_NODES)
 
 
-def _estimated_nodes(probe: Search, limits: Limits) -> float:
+def _estimated_nodes(probe: Search, limits: Limits, seconds: float) -> float:
     """Knuth's estimate of the nodes a search of ``probe`` visits: the mean of up to
     ``ESTIMATE_DIVES`` random dives, in batches doubling from one, while the run goes on
-    and for at most ``ESTIMATE_SECONDS`` (a dive into a large region is long: one per
+    and for at most ``seconds`` (a dive into a large region is long: one per
     level of a tree thousands of pieces deep, each reading every item left).  A batch is
     no longer than the dives measured so far say fit in the time left, so the estimate
     ends within about one dive of its time, and of the run's limit."""
@@ -76,7 +78,7 @@ def _estimated_nodes(probe: Search, limits: Limits) -> float:
         total += probe.estimate(batch, dives) * batch
         dives += batch
         spent = time.monotonic() - started
-        left = ESTIMATE_SECONDS - spent
+        left = seconds - spent
         if limits.deadline is not None:
             left = min(left, limits.deadline - time.monotonic())
         fits = int(left * dives / max(spent, 1e-9))

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from polytile_core.plugin import Model, OnSolution, Termination
 from polytile_exactcover.count import FRONTIER_FLOOR, FRONTIER_SHARE
 from polytile_exactcover.cover import CoverProblem
-from polytile_exactcover.estimate import SECONDS_PER_SOLUTION, SHORT_LISTING, estimated_search
+from polytile_exactcover.estimate import ESTIMATE_SECONDS, SECONDS_PER_SOLUTION, SHORT_LISTING, estimated_search
 from polytile_exactcover.frontier import Layout, frontier, layout
 from polytile_exactcover.options import ExactCoverOptions
 from polytile_exactcover.outcome import Limits, SearchReport
@@ -35,6 +35,10 @@ TABLE_STATES = 16_000_000
 # a table of 6 and over 100 million states would cost more; random boards whose search
 # never ends are estimated at 950 s to 2 million s (docs/exactcover.md).
 TABLE_AFTER = 60.0
+# The estimate's dives when only that is asked (a listing not in a probe): 1,000 dives
+# of 6×10 pentominoes take 56 ms, a sixth of its listing; this many still put it and e1
+# far below ``TABLE_AFTER``, and the boards above far over it.
+TABLE_ESTIMATE_SECONDS = 0.01
 # Why a table was given up, by the scan's status.
 GIVEN_UP = {
     "budget": "more than {budget} states",
@@ -63,7 +67,10 @@ def list_covers(
     forced = options.counter == "frontier"
     by_table = forced or (options.counter == "auto" and options.kernel == "auto")
     notes: list[str] = []
-    estimate = None if forced or not (by_table or probe) else estimated_search(problem, limits)
+    # A probe decides between its listing and the split, as tuned; a listing on one job
+    # only asks whether to try the table, and spends less on the estimate's dives.
+    seconds = ESTIMATE_SECONDS if probe else TABLE_ESTIMATE_SECONDS
+    estimate = None if forced or not (by_table or probe) else estimated_search(problem, limits, seconds=seconds)
     if estimate is not None and estimate.finished is not None:
         if estimate.finished.status != Termination.COMPLETED:
             return SearchReport(estimate.finished.status, 0, "dlx", {"kernel": "dlx"})

@@ -81,7 +81,7 @@ class SlowDives:
 def test_the_estimate_of_a_long_dive_stops_within_its_time():
     slow = SlowDives()
     started = time.monotonic()
-    assert _estimated_nodes(slow, Limits(threading.Event(), None)) == 1000.0  # type: ignore[arg-type]
+    assert _estimated_nodes(slow, Limits(threading.Event(), None), ESTIMATE_SECONDS) == 1000.0  # type: ignore[arg-type]
     assert time.monotonic() - started < ESTIMATE_SECONDS + 0.5
     assert 1 <= slow.dives < ESTIMATE_DIVES
 
