@@ -30,10 +30,11 @@ from polytile_exactcover.symmetric import list_all
 # boards that need 100 million and more (6 GB) are listed by search.
 TABLE_STATES = 16_000_000
 # The table is tried when the search is estimated to take at least this long.  Measured
-# (Knuth's estimate, which is often low by 2–5 times): 6×10 pentominoes 6 s and a 9×9
-# board with six counted pieces 8 s (listed by search in 0.6 s by images and 52 s), where
-# a table of 6 and over 100 million states would cost more; random boards whose search
-# never ends are estimated at 950 s to 2 million s (docs/exactcover.md).
+# (Knuth's estimate, which is often low by 2–5 times): 6×10 pentominoes 5–7 s and e1, a
+# 9×9 board with six counted pieces, 8 s; they are listed by search in 0.25–0.36 s (by
+# images) and 52 s, where the table of 6×10 holds 6 million states (1.8 s) and e1's
+# forward scan peaks at 5.7 million in one layer.  Random boards whose search never
+# ends are estimated at 950 s to 2 million s (docs/exactcover.md).
 TABLE_AFTER = 60.0
 # The estimate's dives when only that is asked (a listing not in a probe): 1,000 dives
 # of 6×10 pentominoes take 56 ms, a sixth of its listing; this many still put it and e1
@@ -61,7 +62,7 @@ def list_covers(
     a search estimated at ``TABLE_AFTER`` seconds or more first tries the table, within
     ``TABLE_STATES`` and ``FRONTIER_SHARE`` of the estimated search, and walked on up to
     ``threads`` threads; else the search lists them.  ``counter = "frontier"`` lists
-    from the table with no budget.  A probe (``probe``), whatever the options, gives a
+    from the table with no budget (the search lists only if it runs out of memory).  A probe (``probe``), whatever the options, gives a
     listing estimated long up (status ``TIME_LIMIT``) when the table does not list it,
     so that the split searches it and nothing is listed twice."""
     forced = options.counter == "frontier"
@@ -69,8 +70,8 @@ def list_covers(
     notes: list[str] = []
     # A probe decides between its listing and the split, as tuned; a listing on one job
     # only asks whether to try the table, and spends less on the estimate's dives.
-    seconds = ESTIMATE_SECONDS if probe else TABLE_ESTIMATE_SECONDS
-    estimate = None if forced or not (by_table or probe) else estimated_search(problem, limits, seconds=seconds)
+    dives = ESTIMATE_SECONDS if probe else TABLE_ESTIMATE_SECONDS
+    estimate = None if forced or not (by_table or probe) else estimated_search(problem, limits, seconds=dives)
     if estimate is not None and estimate.finished is not None:
         if estimate.finished.status != Termination.COMPLETED:
             return SearchReport(estimate.finished.status, 0, "dlx", {"kernel": "dlx"})
@@ -83,7 +84,7 @@ def list_covers(
             budget = 1 << 62 if forced else options.memo_budget or TABLE_STATES
             share = 0.0 if estimate is None else max(FRONTIER_SHARE * estimate.seconds, FRONTIER_FLOOR)
             report = _from_table(plan, problem, listed, limits, budget, share, threads)
-            if report.status != Termination.TIME_LIMIT or limits.reason() or forced:
+            if report.status != Termination.TIME_LIMIT or limits.reason():
                 return report
             notes.append(report.details.pop("listing"))
     seconds = 0.0 if estimate is None else estimate.seconds + estimate.solutions * SECONDS_PER_SOLUTION
