@@ -119,10 +119,10 @@ def race(
             else:
                 here_done.wait(POLL)
                 ready_ones = []
-            for ready in ready_ones:
+            for ready in ready_ones:  # two can finish within one wait: the first read wins
                 index = waiting.pop(ready)
                 lap = _lap(racers[index])
-                if lap.outcome == "finished" and is_answer(lap.value):
+                if winner is None and lap.outcome == "finished" and is_answer(lap.value):
                     lap = attrs.evolve(lap, outcome="won")
                     winner = lap
                 laps[index] = lap
