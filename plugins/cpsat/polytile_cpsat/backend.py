@@ -47,6 +47,11 @@ class _Callback(cp_model.CpSolverSolutionCallback):
         self.count = 0
 
     def on_solution_callback(self) -> None:
+        if self.stop_after_first and self.count:
+            # Asked for one: another worker's tiling (or the same one, found again)
+            # came before the stop took hold.  One tiling is handed on, once.
+            self.StopSearch()
+            return
         self.count += 1
         ones = [index for index, var in self.decision if self.BooleanValue(var)]
         self.on_solution(ones)
