@@ -40,6 +40,11 @@ TABLE_AFTER = 60.0
 # of 6×10 pentominoes take 56 ms, a sixth of its listing; this many still put it and e1
 # far below ``TABLE_AFTER``, and the boards above far over it.
 TABLE_ESTIMATE_SECONDS = 0.01
+# A listing searches by images only on a model of at most this many placements.  Finding
+# the symmetries reads every placement (100×100 with pentominoes, 606,000 of them: over
+# 10 s before the first tiling, where the plain search streams thousands a second), and
+# the images divide a listing's search, never its output.  6×10 pentominoes: 2,056.
+IMAGES_AT_MOST = 100_000
 # Why a table was given up, by the scan's status.
 GIVEN_UP = {
     "budget": "more than {budget} states",
@@ -61,7 +66,8 @@ def list_covers(
     """Every cover, each handed to ``listed`` once.  On auto (``counter`` and ``kernel``):
     a search estimated at ``TABLE_AFTER`` seconds or more first tries the table, within
     ``TABLE_STATES`` and ``FRONTIER_SHARE`` of the estimated search, and walked on up to
-    ``threads`` threads; else the search lists them.  ``counter = "frontier"`` lists
+    ``threads`` threads; else the search lists them (by images up to ``IMAGES_AT_MOST``
+    placements).  ``counter = "frontier"`` lists
     from the table with no budget (the search lists only if it runs out of memory).  A probe (``probe``), whatever the options, gives a
     listing estimated long up (status ``TIME_LIMIT``) when the table does not list it,
     so that the split searches it and nothing is listed twice."""
@@ -75,7 +81,7 @@ def list_covers(
     if estimate is not None and estimate.finished is not None:
         if estimate.finished.status != Termination.COMPLETED:
             return SearchReport(estimate.finished.status, 0, "dlx", {"kernel": "dlx"})
-        return list_all(model, problem, listed, limits, options)
+        return list_all(model, problem, listed, limits, options, by_images=_images_pay(problem))
     if by_table and (estimate is None or estimate.seconds >= TABLE_AFTER):
         plan = layout(problem)
         if isinstance(plan, str):
@@ -91,9 +97,14 @@ def list_covers(
     if probe and seconds > SHORT_LISTING:
         why = f"not listed in a probe: the listing would take about {seconds:.3g} s (the split lists it)"
         return SearchReport(Termination.TIME_LIMIT, 0, "search", {"kernel": "none", "listing": why, **_notes(notes)})
-    outcome = list_all(model, problem, listed, limits, options)
+    outcome = list_all(model, problem, listed, limits, options, by_images=_images_pay(problem))
     outcome.details.update(_notes(notes))
     return outcome
+
+
+def _images_pay(problem: CoverProblem) -> bool:
+    """Whether finding the model's symmetries may pay for a listing (``IMAGES_AT_MOST``)."""
+    return len(problem.variables) <= IMAGES_AT_MOST
 
 
 def _from_table(

@@ -267,11 +267,17 @@ def search_by_images(
 
 
 def list_all(
-    model: Model, problem: CoverProblem, report: OnSolution | Listing | None, limits: Limits, options: ExactCoverOptions
+    model: Model,
+    problem: CoverProblem,
+    report: OnSolution | Listing | None,
+    limits: Limits,
+    options: ExactCoverOptions,
+    *,
+    by_images: bool = True,
 ) -> SearchReport:
     """Every solution, each handed to ``report`` once (or counted, ``report`` None): by
-    images when the model has them (``images_of``), else plainly."""
-    images = images_of(model, problem, options)
+    images when the model has them (``images_of``) and ``by_images``, else plainly."""
+    images = images_of(model, problem, options) if by_images else None
     if images is None:
         return enumerate_covers(problem, report, limits, kernel=options.kernel)
     return search_by_images(images, problem, report, limits, options)

@@ -16,6 +16,7 @@ from polytile_exactcover.options import ExactCoverOptions
 from polytile_exactcover.outcome import Limits
 from polytile_exactcover.search import Listing, enumerate_covers
 
+from polytile_core import api
 from polytile_core.plugin import LineSink, Region, SolutionLines, SolveSettings
 from polytile_core.testing import build_tiling, cells_of_table, pieces_of_table, random_instance
 
@@ -167,3 +168,18 @@ def test_the_backend_lists_from_the_table_when_the_search_is_long(forced, monkey
         assert result.count == len(found), where
         short = estimate.estimated_search(problem, Limits(threading.Event(), None)).finished is not None
         assert result.details["exactcover_kernel"] == ("dlx" if short and not forced else "frontier"), where
+
+
+@pytest.mark.parametrize("images_at_most", [0, listing.IMAGES_AT_MOST])
+def test_a_listing_of_a_large_model_searches_without_images(images_at_most, monkeypatch):
+    """A model of more placements than ``IMAGES_AT_MOST`` is listed plainly (finding its
+    symmetries would hold its first tiling back); the same 9,356 tilings of 6×10 by the
+    12 pentominoes (oracles.md) either way, each once."""
+    monkeypatch.setattr(listing, "IMAGES_AT_MOST", images_at_most)
+    plan = api.plan((10, 6), [api.family("pentominoes")], backend="exactcover")
+    found: list[tuple[int, ...]] = []
+    result = ExactCoverBackend().solve(
+        build_tiling(plan.pieces, plan.region), SolveSettings(mode="all"), _appender(found, tuple), threading.Event()
+    )
+    assert result.count == len(found) == len(set(found)) == 9356
+    assert ("exactcover_images" in result.details) == (images_at_most > 0)
