@@ -16,9 +16,8 @@ from polytile_exactcover.options import ExactCoverOptions
 from polytile_exactcover.outcome import Limits
 from polytile_exactcover.search import Listing, enumerate_covers
 
-from polytile_core import api
 from polytile_core.plugin import LineSink, Region, SolutionLines, SolveSettings
-from polytile_core.testing import build_tiling, cells_of_table, pieces_of_table, random_instance
+from polytile_core.testing import api, build_tiling, cells_of_table, pieces_of_table, random_instance
 
 
 def _instances(count: int, areas=(12, 16, 20, 24, 30)):
