@@ -122,22 +122,31 @@ static int layer_grow(Layer *l) {
 
 static int pockets_ok(const Frontier *s, int o, int layer, uint64_t window, uint64_t tail, uint64_t totals);
 
+/* The index slot of the state (window, tail, totals) in ``l``, or the empty slot where it
+ * would go (``l->capacity`` > 0). */
+static size_t layer_slot(const Layer *l, uint64_t window, uint64_t tail, uint64_t totals) {
+    size_t mask = l->capacity - 1, slot = mix(window, tail, totals) & mask;
+    for (; l->index[slot]; slot = (slot + 1) & mask) {
+        const Entry *e = &l->entries[l->index[slot] - 1];
+        if (e->window == window && e->tail == tail && e->totals == totals) break;
+    }
+    return slot;
+}
+
 /* Adds ``count`` to the state; returns a status other than DONE on failure.  With
  * ``check``, a new state with a pocket no pieces can fill is kept with count 0 (dead: a
  * live state never has count 0), so that reaching it again costs one look-up. */
 static int layer_add(Layer *l, uint64_t window, uint64_t tail, uint64_t totals, uint64_t value, u128 count,
                      const Frontier *check, int o, int layer) {
     if (2 * (l->used + 1) > l->capacity && layer_grow(l)) return NO_MEMORY;
-    size_t mask = l->capacity - 1, slot = mix(window, tail, totals) & mask;
-    for (; l->index[slot]; slot = (slot + 1) & mask) {
+    size_t slot = layer_slot(l, window, tail, totals);
+    if (l->index[slot]) {
         Entry *e = &l->entries[l->index[slot] - 1];
-        if (e->window == window && e->tail == tail && e->totals == totals) {
-            if (e->count == 0) return DONE;
-            u128 sum = e->count + count;
-            if (sum < count) return OVERFLOW;
-            e->count = sum;
-            return DONE;
-        }
+        if (e->count == 0) return DONE;
+        u128 sum = e->count + count;
+        if (sum < count) return OVERFLOW;
+        e->count = sum;
+        return DONE;
     }
     if (!grown((void **)&l->entries, &l->room, l->used, 1, sizeof(Entry))) return NO_MEMORY;
     if (l->used >= 0xFFFFFFF0u) return NO_MEMORY;
@@ -941,8 +950,7 @@ static int scan_both(Frontier *s, double deadline, size_t budget, u128 *total, i
  *
  * A count needs two layers at a time; a listing keeps every layer of the forward scan
  * (``keep_layers``), within a budget of states in all.  Then, from the last layer back,
- * each state's count becomes the number of covers that finish it (``completions``): 0
- * for a state no tiling finishes.  A search from the first state that steps only to
+ * each state is marked live when some cover finishes it (``completions``).  A search from the first state that steps only to
  * states with a completion never backtracks in vain: every path it starts ends in a
  * cover, so the listing costs a few look-ups per piece of each tiling it writes, however
  * long a search filling the same cells would wander (a board whose copies only fail at
@@ -951,12 +959,8 @@ static int scan_both(Frontier *s, double deadline, size_t budget, u128 *total, i
 /* The entry of ``l`` with key (window, tail, totals), or NULL. */
 static Entry *layer_find(const Layer *l, uint64_t window, uint64_t tail, uint64_t totals) {
     if (!l->capacity) return NULL;
-    size_t mask = l->capacity - 1;
-    for (size_t slot = mix(window, tail, totals) & mask; l->index[slot]; slot = (slot + 1) & mask) {
-        Entry *e = &l->entries[l->index[slot] - 1];
-        if (e->window == window && e->tail == tail && e->totals == totals) return e;
-    }
-    return NULL;
+    uint32_t at = l->index[layer_slot(l, window, tail, totals)];
+    return at ? &l->entries[at - 1] : NULL;
 }
 
 /* Whether a state of the last layer is a cover: every piece used once placed, every
@@ -1031,8 +1035,8 @@ static int edges_add(Edges *g, int option, size_t next) {
     return DONE;
 }
 
-/* Each state's count becomes its completions (saturating at the largest count), from the
- * last layer back; a state the scan kept dead (count 0) has none.  Each live state's
+/* From the last layer back, each state's count becomes 1 when some cover finishes it
+ * (it is live), else 0; a state the scan kept dead (count 0) stays so.  Each live state's
  * steps to live states are kept (``Edges``, at most twice ``budget``: an edge is a sixth
  * of a state's bytes), so that the walk never looks up a state. */
 static int completions(const Frontier *s, Layer *all, Edges *g, double deadline, size_t budget) {
@@ -1048,18 +1052,14 @@ static int completions(const Frontier *s, Layer *all, Edges *g, double deadline,
             }
             Entry *e = &all[i].entries[k];
             if (e->count == 0) continue;
-            u128 sum = 0;
             size_t start = g->used;
             for (int o = (e->window & 1) ? -1 : s->first[i]; o < ((e->window & 1) ? 0 : s->first[i + 1]); o++) {
                 const Entry *n = successor(s, next, e, o);
-                if (n == NULL || n->count == 0) continue;
-                u128 more = sum + n->count;
-                sum = more < sum ? ~(u128)0 : more;
-                if (edges_add(g, o, (size_t)(n - next->entries))) return NO_MEMORY;
+                if (n != NULL && n->count && edges_add(g, o, (size_t)(n - next->entries))) return NO_MEMORY;
             }
             if (g->used - start >= (1u << EDGE_BITS)) return NO_MEMORY;
             if (g->used > 2 * budget) return BUDGET;
-            e->count = sum;
+            e->count = g->used > start;
             e->value = (uint64_t)start << EDGE_BITS | (g->used - start);
         }
     }
@@ -1103,7 +1103,6 @@ typedef struct {
     Walk *w;
     Held held;
     int main;                           /* the calling thread (else a helper, unknown to Python) */
-    int status;
 } Walker;
 
 static void walk_halt(Walk *w, int status) {
@@ -1206,8 +1205,7 @@ static int walk_paths(Walker *me) {
 }
 
 static void *walk_helper(void *argument) {
-    Walker *me = argument;
-    me->status = walk_paths(me);
+    walk_paths(argument);  /* its end is in the walk's ``halt`` */
     return NULL;
 }
 
@@ -1254,7 +1252,7 @@ static PyObject *Frontier_list(Frontier *s, PyObject *args) {
     Walk w = {.s = s, .all = all, .callback = callback, .numbers = numbers, .limit = limit, .split = -1};
     int ready = all != NULL, status = DONE;
     for (int t = 0; ready && t < threads; t++) {
-        walkers[t] = (Walker){.w = &w, .main = t == 0, .status = DONE};
+        walkers[t] = (Walker){.w = &w, .main = t == 0};
         ready = held_init(&walkers[t].held, s->n_cells + 1);
     }
     if (!ready) PyErr_NoMemory();
@@ -1265,22 +1263,14 @@ static PyObject *Frontier_list(Frontier *s, PyObject *args) {
         Lines *l = walkers[t].held.lines;
         if (ready && l != NULL) w.firsts_left = l->firsts;
         for (int o = 0; ready && l != NULL && o < s->first[s->n_cells]; o++) {
-            int v = numbers[o] < l->n_variables ? l->variables[numbers[o]] : -1;
-            if (v < 0) {
+            if (numbers[o] >= l->n_variables) {
                 PyErr_SetString(PyExc_ValueError, "a line request names no variable for an option");
                 ready = 0;
-                break;
+            } else {
+                ready = lines_know_variable(l, l->variables[numbers[o]]);
             }
-            if (l->kept != NULL && !l->kept[v]) continue;
-            ready = l->n_images ? 1 : lines_know(l, v);
-            for (Py_ssize_t i = 0; ready && i < l->n_images; i++) ready = lines_know(l, l->images[i * l->image_size + v]);
         }
-        if (ready && l != NULL && l->scratch_cap < s->n_cells + 1) {
-            free(l->scratch);
-            l->scratch_cap = s->n_cells + 1;
-            ready = (l->scratch = malloc(sizeof(int) * l->scratch_cap)) != NULL;
-            if (!ready) PyErr_NoMemory();
-        }
+        if (ready && l != NULL) ready = lines_room(l, s->n_cells + 1);
         if (ready && l != NULL) {  /* the walk hands on options numbered as given */
             int *variables = malloc(sizeof(int) * (s->first[s->n_cells] + 1));
             ready = variables != NULL;
@@ -1313,7 +1303,7 @@ static PyObject *Frontier_list(Frontier *s, PyObject *args) {
             pthread_t helper;
             int helping = w.split >= 0 && threads > 1 && !pthread_create(&helper, NULL, walk_helper, &walkers[1]);
             if (!helping) w.split = -1;
-            walkers[0].status = walk_paths(&walkers[0]);
+            walk_paths(&walkers[0]);
             if (helping) pthread_join(helper, NULL);
             status = w.halt;
         }

@@ -289,6 +289,26 @@ static long long lines_make(Held *held, Lines *l) {
     return made;
 }
 
+/* Know every text a line needs for model variable ``v`` of a solution: its own, or its
+ * images' (none when ``v`` is not kept).  GIL held; 0 with the exception set. */
+static int lines_know_variable(Lines *l, int v) {
+    if (l->kept != NULL && !l->kept[v]) return 1;
+    if (l->n_images == 0) return lines_know(l, v);
+    for (Py_ssize_t i = 0; i < l->n_images; i++)
+        if (!lines_know(l, l->images[i * l->image_size + v])) return 0;
+    return 1;
+}
+
+/* Room to sort the variables of a solution of ``most`` options; 0 with the exception set. */
+static int lines_room(Lines *l, int most) {
+    if (most <= l->scratch_cap) return 1;
+    free(l->scratch);
+    l->scratch = malloc(sizeof(int) * most);
+    if (l->scratch == NULL) { l->scratch_cap = 0; PyErr_NoMemory(); return 0; }
+    l->scratch_cap = most;
+    return 1;
+}
+
 /* Know every text the held solutions' lines need, and room to sort them (GIL held).
  * Returns 0 with the exception set. */
 static int lines_ready(Held *held, Lines *l) {
@@ -302,21 +322,11 @@ static int lines_ready(Held *held, Lines *l) {
                 PyErr_Format(PyExc_ValueError, "a line request names no variable for option %d", option);
                 return 0;
             }
-            int v = l->variables[option];
-            if (l->kept != NULL && !l->kept[v]) continue;
-            if (l->n_images == 0 && !lines_know(l, v)) return 0;
-            for (Py_ssize_t i = 0; i < l->n_images; i++)
-                if (!lines_know(l, l->images[i * l->image_size + v])) return 0;
+            if (!lines_know_variable(l, l->variables[option])) return 0;
         }
         at += depth;
     }
-    if (most > l->scratch_cap) {
-        free(l->scratch);
-        l->scratch = malloc(sizeof(int) * most);
-        if (l->scratch == NULL) { l->scratch_cap = 0; PyErr_NoMemory(); return 0; }
-        l->scratch_cap = most;
-    }
-    return 1;
+    return lines_room(l, most);
 }
 
 /* Hand on the ``made`` lines ``lines_make`` made, with the variables of at most ``cap``

@@ -12,8 +12,6 @@ anything is listed, and the search lists instead.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from polytile_core.plugin import Model, OnSolution, Termination
 from polytile_exactcover.count import FRONTIER_FLOOR, FRONTIER_SHARE
 from polytile_exactcover.cover import CoverProblem
@@ -21,7 +19,7 @@ from polytile_exactcover.estimate import ESTIMATE_SECONDS, SECONDS_PER_SOLUTION,
 from polytile_exactcover.frontier import Layout, frontier, layout
 from polytile_exactcover.options import ExactCoverOptions
 from polytile_exactcover.outcome import Limits, SearchReport
-from polytile_exactcover.search import LineRequest, Listing
+from polytile_exactcover.search import Listing, kernel_callback
 from polytile_exactcover.symmetric import list_all
 
 # The table's budget on auto when ``memo_budget`` is not set: states in all its layers
@@ -119,12 +117,7 @@ def _from_table(
     """The listing from the table of ``plan``, walked on up to ``threads`` threads; a
     table past its budget or ``share`` of time gives up with status ``TIME_LIMIT`` and
     why in ``details["listing"]``."""
-    callback: Callable[[list[int]], None] | LineRequest
-    if isinstance(listed, Listing):
-        callback = listed.request(problem.variables)
-    else:
-        variables = problem.variables
-        callback = lambda chosen: listed(sorted(map(variables.__getitem__, chosen)))  # noqa: E731
+    callback = kernel_callback(problem, listed)
     status, solutions, states, size, walked = limits.list(
         frontier(plan), callback, 0, limits.left(), budget, plan.numbers, share, threads
     )

@@ -100,14 +100,18 @@ def enumerate_covers(
     if reason:
         return SearchReport(Termination(reason), 0, kernel, {"kernel": kernel})
     search, name = listing_kernel(problem, kernel, limits, limit)
-    callback: Callable[[list[int]], None] | LineRequest | None = None
-    if isinstance(on_ones, Listing):
-        callback = on_ones.request(problem.variables)
-    elif on_ones is not None:
-        report, variables = on_ones, problem.variables
-        callback = lambda chosen: report(sorted(map(variables.__getitem__, chosen)))  # noqa: E731
+    callback = None if on_ones is None else kernel_callback(problem, on_ones)
     status, count = limits.run(search, callback, limit, limits.left())
     return SearchReport(Termination(status), count, name, {"kernel": name})
+
+
+def kernel_callback(problem: CoverProblem, on_ones: OnSolution | Listing) -> Callable[[list[int]], None] | LineRequest:
+    """What a kernel's run hands ``problem``'s covers to: a listing's line request, or a
+    call of ``on_ones`` with each cover's sorted model variables."""
+    if isinstance(on_ones, Listing):
+        return on_ones.request(problem.variables)
+    variables = problem.variables
+    return lambda chosen: on_ones(sorted(map(variables.__getitem__, chosen)))
 
 
 def short_search(problem: CoverProblem, limits: Limits) -> SearchReport:
