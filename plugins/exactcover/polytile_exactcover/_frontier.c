@@ -1071,7 +1071,7 @@ enum { UNTRIED = -2 };
 /* On several threads, the walk's paths are shared out by their node at the first layer
  * with at least this many live states per thread: each thread walks the paths above it
  * and takes the nodes there one at a time, as it finishes the last. */
-enum { NODES_PER_THREAD = 64, MOST_WALKERS = 2 };
+enum { NODES_PER_THREAD = 64, MOST_WALKERS = 2, WAITING_BYTES = 16 << 20 };
 
 /* A step of a path: the state at a layer, the next of its edges to take (UNTRIED: the
  * first), the option placed (-1: none). */
@@ -1110,14 +1110,22 @@ static void walk_halt(Walk *w, int status) {
     __atomic_compare_exchange_n(&w->halt, &none, status, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
 
-/* Hand a walker's held solutions on: their lines made here, without the GIL or the lock;
- * then, holding the lock and the GIL, the call to Python.  0 (the walk halted) on failure. */
-static int walker_hand_over(Walker *me, double at) {
+/* Hand a walker's held solutions on.  Their lines are made here, without the GIL or the
+ * lock; while another walker hands its own on (writing them, as a rule), they wait, up to
+ * WAITING_BYTES, and this walker walks on: the write and the walk overlap.  Then, holding
+ * the lock and the GIL, the call to Python.  ``wait``: hand on now, lock or not (the
+ * walk's end).  0 (the walk halted) on failure. */
+static int walker_hand_over(Walker *me, double at, int wait) {
     Walk *w = me->w;
     Lines *l = me->held.lines;
-    long long made = 0;
-    if (l != NULL && !me->held.out_of_memory && (made = lines_make(&me->held, l)) < 0) me->held.out_of_memory = 1;
-    pthread_mutex_lock(&w->lock);
+    int lines = l != NULL && !me->held.out_of_memory;
+    if (lines && lines_make(&me->held, l) < 0) lines = 0, me->held.out_of_memory = 1;
+    if (lines) held_emptied(&me->held, at);
+    if (lines && !wait && l->out_len < WAITING_BYTES) {
+        if (pthread_mutex_trylock(&w->lock)) return 1;
+    } else {
+        pthread_mutex_lock(&w->lock);
+    }
     PyGILState_STATE gil = PyGILState_UNLOCKED;
     if (me->main) PyEval_RestoreThread(w->main_state);
     else gil = PyGILState_Ensure();
@@ -1126,9 +1134,8 @@ static int walker_hand_over(Walker *me, double at) {
     else if (me->held.out_of_memory) ok = (PyErr_NoMemory(), 0);
     else {
         long long before = l->firsts;
-        ok = lines_give(l, made, w->firsts_left);
+        ok = lines_give(l, w->firsts_left);
         w->firsts_left -= before - l->firsts;
-        held_emptied(&me->held, at);
     }
     if (!ok && !me->main && w->error[0] == NULL) PyErr_Fetch(&w->error[0], &w->error[1], &w->error[2]);
     else if (!ok && !me->main) PyErr_Clear();
@@ -1160,7 +1167,7 @@ static int walk_paths(Walker *me) {
             if (s->cancel) status = CANCELLED;
             else if (w->deadline > 0 && at > w->deadline) status = TIMED_OUT;
             else if (__atomic_load_n(&w->halt, __ATOMIC_RELAXED)) status = HALTED;
-            else if (w->callback != Py_None && held_due(&me->held, at) && !walker_hand_over(me, at)) status = FAILED;
+            else if (w->callback != Py_None && held_due(&me->held, at) && !walker_hand_over(me, at, 0)) status = FAILED;
             if (status != DONE) break;
         }
         if (i == w->split && path[i].next == UNTRIED) {  /* a node to take, or to leave to another thread */
@@ -1176,7 +1183,7 @@ static int walk_paths(Walker *me) {
             if (w->callback != Py_None) {
                 held_add(&me->held, chosen, depth, me->held.lines ? NULL : w->numbers);
                 /* A full batch goes at once; one waiting too long, at the next look at the clock. */
-                if (me->held.count >= me->held.batch && !walker_hand_over(me, now())) { status = FAILED; break; }
+                if (me->held.count >= me->held.batch && !walker_hand_over(me, now(), 0)) { status = FAILED; break; }
             }
             if (w->limit && listed + 1 >= w->limit) { status = LIMIT; break; }
             if (--i >= 0 && path[i].placed >= 0) depth--;
@@ -1199,7 +1206,8 @@ static int walk_paths(Walker *me) {
     free(chosen);
     if (status == -1) status = DONE;
     /* What was found before the end, whatever ended it, is handed on. */
-    if (status != FAILED && w->callback != Py_None && me->held.count && !walker_hand_over(me, now())) status = FAILED;
+    int waiting = me->held.count || (me->held.lines != NULL && me->held.lines->made);
+    if (status != FAILED && w->callback != Py_None && waiting && !walker_hand_over(me, now(), 1)) status = FAILED;
     if (status != DONE && status != HALTED) walk_halt(w, status);
     return status;
 }

@@ -38,7 +38,8 @@ typedef struct {
     Py_ssize_t n_texts;                                /* model variables the table can hold */
     long long *text_at; int *text_len;                 /* each variable's text in ``blob`` */
     char *blob; size_t blob_len, blob_cap;
-    char *out; size_t out_len, out_cap;                /* the batch's lines */
+    char *out; size_t out_len, out_cap;                /* the lines made and not handed on yet */
+    long long made;                                    /* how many lines that is */
     int *first_ints; size_t first_len, first_cap;      /* per first solution: its length, its variables */
     int *scratch; Py_ssize_t scratch_cap;
     unsigned long long *seen; Py_ssize_t seen_words;  /* a bit per model variable, to sort by */
@@ -251,13 +252,12 @@ static int lines_solution(Lines *l, const int *options, int depth, Py_ssize_t i)
     return n;
 }
 
-/* The held solutions' lines, one per solution and image, into ``l->out``, and the
- * variables of the first ``l->firsts`` into ``l->first_ints``; runs without the GIL.
- * Returns the lines made, or -1 when out of memory. */
+/* The held solutions' lines, one per solution and image, after those in ``l->out`` not
+ * handed on yet, and the variables of the first ``l->firsts`` into ``l->first_ints``;
+ * runs without the GIL.  Returns the lines now waiting, or -1 when out of memory. */
 static long long lines_make(Held *held, Lines *l) {
-    long long made = 0;
+    long long made = l->made;
     Py_ssize_t images = l->n_images ? l->n_images : 1;
-    l->out_len = l->first_len = 0;
     for (size_t at = 0; at < held->len;) {
         int depth = held->ints[at++];
         for (Py_ssize_t i = 0; i < images; i++) {
@@ -282,7 +282,7 @@ static long long lines_make(Held *held, Lines *l) {
             }
             memcpy(write, l->tail, l->tail_len); write += l->tail_len;
             l->out_len = write - l->out;
-            made++;
+            l->made = ++made;
         }
         at += depth;
     }
@@ -329,32 +329,34 @@ static int lines_ready(Held *held, Lines *l) {
     return lines_room(l, most);
 }
 
-/* Hand on the ``made`` lines ``lines_make`` made, with the variables of at most ``cap``
- * of the first: ``sink(text, lines, firsts)`` (GIL held).  Returns 0 with the exception set. */
-static int lines_give(Lines *l, long long made, long long cap) {
-    long long wanted = made < l->firsts ? made : l->firsts;
+/* Hand on the lines ``lines_make`` made, with the variables of at most ``cap`` of the
+ * first: ``sink(text, lines, firsts)`` (GIL held); they are gone either way.  Returns 0
+ * with the exception set. */
+static int lines_give(Lines *l, long long cap) {
+    long long made = l->made, wanted = made < l->firsts ? made : l->firsts;
     if (wanted > cap) wanted = cap > 0 ? cap : 0;
-    PyObject *firsts = PyList_New(wanted);
-    if (firsts == NULL) return 0;
+    PyObject *firsts = PyList_New(wanted), *answer = NULL;
     size_t at = 0;
-    for (long long f = 0; f < wanted; f++) {
+    for (long long f = 0; firsts != NULL && f < wanted; f++) {
         int n = l->first_ints[at++];
         PyObject *ones = PyList_New(n);
-        if (ones == NULL) { Py_DECREF(firsts); return 0; }
-        for (int k = 0; k < n; k++) {
+        for (int k = 0; ones != NULL && k < n; k++) {
             PyObject *value = PyLong_FromLong(l->first_ints[at + k]);
-            if (value == NULL) { Py_DECREF(ones); Py_DECREF(firsts); return 0; }
-            PyList_SET_ITEM(ones, k, value);
+            if (value == NULL) Py_CLEAR(ones); else PyList_SET_ITEM(ones, k, value);
         }
+        if (ones == NULL) Py_CLEAR(firsts); else PyList_SET_ITEM(firsts, f, ones);
         at += n;
-        PyList_SET_ITEM(firsts, f, ones);
     }
-    l->firsts -= wanted;
-    PyObject *text = PyBytes_FromStringAndSize(l->out, (Py_ssize_t)l->out_len);
-    PyObject *answer = text ? PyObject_CallFunction(l->sink, "OLO", text, made, firsts) : NULL;
-    Py_XDECREF(text);
-    Py_DECREF(firsts);
+    if (firsts != NULL) {
+        l->firsts -= wanted;
+        PyObject *text = PyBytes_FromStringAndSize(l->out, (Py_ssize_t)l->out_len);
+        answer = text ? PyObject_CallFunction(l->sink, "OLO", text, made, firsts) : NULL;
+        Py_XDECREF(text);
+        Py_DECREF(firsts);
+    }
     Py_XDECREF(answer);
+    l->made = 0;
+    l->out_len = l->first_len = 0;
     return answer != NULL;
 }
 
@@ -367,7 +369,7 @@ static int lines_hand_over(Held *held, Lines *l) {
     made = lines_make(held, l);
     Py_END_ALLOW_THREADS
     if (made < 0) { PyErr_NoMemory(); return 0; }
-    return lines_give(l, made, l->firsts);
+    return lines_give(l, l->firsts);
 }
 
 /* The held batch is handed on (or dropped): empty it. */

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 
 import pytest
 from polytile_exactcover import estimate, listing
@@ -132,6 +133,30 @@ def test_the_table_makes_the_lines_python_makes(threads):
             assert len(kept) == min(firsts, len(found)) and {tuple(ones) for ones in kept} <= set(found), where
         assert sink.firsts == firsts - len(kept), where
 
+
+
+def test_a_walker_walks_on_while_the_other_hands_on():
+    """On two threads, a walker whose lines are ready while the other hands its own on (a
+    slow sink: a slow disk) keeps them and walks on, so the write and the walk overlap:
+    batches grow past one handover's 1,024 solutions, and every line still arrives once."""
+    where, model, problem, plan, _ = _l_tetrominoes_8x8()
+    taken: list[tuple[bytes, int, list[list[int]]]] = []
+
+    def slow(*given):
+        taken.append(given)
+        time.sleep(0.002)
+
+    sink = LineSink(SolutionLines(model.placements), None, (), 5, slow)
+    status, count, _, _, walked = frontier(plan).list(
+        Listing(sink).request(problem.variables), 0, 0, 1 << 40, plan.numbers, 0, 2
+    )
+    found = _table_solutions(problem, plan)[3]
+    expected = SolutionLines(model.placements).lines([list(ones) for ones in found], None).splitlines()
+    assert status == "completed" and walked == 2, where
+    assert count == len(found) == sum(batch[1] for batch in taken), where
+    assert sorted(b"".join(batch[0] for batch in taken).splitlines()) == sorted(expected), where
+    assert max(batch[1] for batch in taken) > 1024, "no walker walked on while the other handed on"
+    assert sum(len(batch[2]) for batch in taken) == 5 and sink.firsts == 0, where
 
 def test_a_stopped_listing_ends_soon():
     """A cancel from another thread ends a long listing (48 million domino tilings of
