@@ -134,7 +134,6 @@ def test_the_table_makes_the_lines_python_makes(threads):
         assert sink.firsts == firsts - len(kept), where
 
 
-
 def test_a_walker_walks_on_while_the_other_hands_on():
     """On two threads, a walker whose lines are ready while the other hands its own on (a
     slow sink: a slow disk) keeps them and walks on, so the write and the walk overlap:
@@ -157,6 +156,7 @@ def test_a_walker_walks_on_while_the_other_hands_on():
     assert sorted(b"".join(batch[0] for batch in taken).splitlines()) == sorted(expected), where
     assert max(batch[1] for batch in taken) > 1024, "no walker walked on while the other handed on"
     assert sum(len(batch[2]) for batch in taken) == 5 and sink.firsts == 0, where
+
 
 def test_a_stopped_listing_ends_soon():
     """A cancel from another thread ends a long listing (48 million domino tilings of
