@@ -15,7 +15,7 @@ hook                            ``register`` takes                   contract
 ``polytile_register_decomposers`` ``Register[Decomposer]``           ``Decomposer`` → ``Split``
 ``polytile_register_backends``  ``Register[BackendFactory]``         ``Backend`` → ``BackendResult``
 ``polytile_register_renderers`` ``Register[Renderer]``               ``Renderer``
-``polytile_register_executors`` ``Register[ExecutorFactory]``        ``ExecutorFactory``
+``polytile_register_executors`` ``Register[ExecutorFactory]``        ``ExecutorFactory`` (``StopsItsParts``)
 ``polytile_register_tilers``    ``Register[Tiler]``                  ``Tiler`` → ``LargeTiling``
 ``polytile_register_flags``     ``Register[Flag]``                   ``Flag`` (a command-line flag)
 ==============================  ===================================  =========================
@@ -43,6 +43,7 @@ from polytile_core.host.contracts import (
     Register,
     Renderer,
     SolveSettings,
+    StopsItsParts,
     Tiler,
     Work,
     progress_reporter,
@@ -161,6 +162,7 @@ __all__ = [
     "Mode",
     "Work",
     "SolveSettings",
+    "StopsItsParts",
     "OnSolution",
     "LineSink",
     "SolutionLines",

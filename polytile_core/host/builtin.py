@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import concurrent.futures
+import ctypes
 import multiprocessing
 import os
 import sys
@@ -14,7 +15,7 @@ from pathlib import Path
 from polytile_core import hookimpl
 from polytile_core.errors import InputError
 from polytile_core.host.contracts import Builder, ExecutorFactory, Family, Register, Renderer
-from polytile_core.host.orphans import exit_with_parent
+from polytile_core.host.orphans import start_worker
 from polytile_core.model.geometry import Cells, Kind, cells_from_rows
 from polytile_core.model.tiling import build_tiling
 from polytile_core.output.picture import ascii_picture
@@ -73,7 +74,8 @@ def polytile_register_renderers(register: Register[Renderer]) -> None:
 
 
 def _process_pool(jobs: int, options: None = None) -> concurrent.futures.Executor:
-    """Workers from a forkserver (never fork: the run has threads), each ending when the run does."""
+    """Workers from a forkserver (never fork: the run has threads), each ending when the run
+    does, and stopping its part when the run asks."""
     script = unguarded_main_script()
     if script is not None:
         raise InputError(
@@ -82,12 +84,21 @@ def _process_pool(jobs: int, options: None = None) -> concurrent.futures.Executo
             '(README, "Embedding in Python"), or use executor = "thread"',
             source=script,
         )
-    return concurrent.futures.ProcessPoolExecutor(
-        max_workers=jobs,
-        mp_context=multiprocessing.get_context("forkserver"),
-        initializer=exit_with_parent,
-        initargs=(os.getpid(),),
-    )
+    return _PartsPool(jobs)
+
+
+class _PartsPool(concurrent.futures.ProcessPoolExecutor):
+    """A process pool whose workers watch one event (``orphans.start_worker``): a run that
+    ends early asks its running parts to stop (``contracts.StopsItsParts``) and takes back
+    what they found, where it used to kill them and lose it."""
+
+    def __init__(self, jobs: int):
+        context = multiprocessing.get_context("forkserver")
+        self._parts_stop = context.RawValue(ctypes.c_bool, False)
+        super().__init__(jobs, context, start_worker, (os.getpid(), self._parts_stop))
+
+    def stop_parts(self) -> None:
+        self._parts_stop.value = True
 
 
 def unguarded_main_script() -> str | None:

@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
 import attrs
 
@@ -256,6 +256,16 @@ class ExecutorFactory(Protocol):
     """Makes the executor that runs the parts of a split run on ``jobs`` workers."""
 
     def __call__(self, jobs: int, options: Any, /) -> concurrent.futures.Executor: ...
+
+
+@runtime_checkable
+class StopsItsParts(Protocol):
+    """An executor (as an ``ExecutorFactory`` makes it) that can ask its running parts to
+    stop: a run that is stopped or out of time calls ``stop_parts`` and takes back what
+    they found as they end (``split.GRACE``), as from parts on threads, which see the run's
+    stop.  An executor without it has its running parts cancelled or killed instead."""
+
+    def stop_parts(self) -> None: ...
 
 
 class Renderer(Protocol):

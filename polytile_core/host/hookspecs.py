@@ -101,7 +101,9 @@ def polytile_register_executors(register: Register[ExecutorFactory]) -> None:
     """Register executors that run the parts of a split run.
 
     ``register(name, factory, *, options=None, help)`` where ``factory(jobs, options)``
-    returns a ``concurrent.futures.Executor`` usable as a context manager.
+    returns a ``concurrent.futures.Executor`` usable as a context manager.  An executor
+    that can ask its running parts to stop declares it by ``stop_parts()``
+    (``contracts.StopsItsParts``): a run ended early then keeps what they found.
     """
 
 

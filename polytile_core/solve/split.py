@@ -7,7 +7,9 @@ in flight, so memory does not grow with the number of parts.  Each part has a st
 
 Counts add up because a split partitions the solutions.  In mode ``one`` the first
 part with a tiling ends the run: queued parts are cancelled and a process pool's
-workers are killed (a running solver cannot be asked to stop across processes).
+workers are killed.  A run stopped or out of time asks its running parts to stop (on
+threads they see the run's stop; a pool that ``StopsItsParts`` is asked) and takes back
+what they found, for up to ``GRACE`` seconds, before it kills what is left.
 A part that fails is reported with its key and makes the run an ``error``: a total
 with a missing part would be wrong, so none is claimed.
 
@@ -26,7 +28,7 @@ import uuid
 import attrs
 
 from polytile_core.config.pipeline import Plan
-from polytile_core.host.contracts import SolveSettings
+from polytile_core.host.contracts import SolveSettings, StopsItsParts
 from polytile_core.model.parts import Part, Split
 from polytile_core.model.zero_one import BuildStopped, Model
 from polytile_core.output.results import Found, PlacedPiece, Solution, SubproblemReport, Termination
@@ -48,10 +50,11 @@ MOST_WORKERS = 4096
 # a stop is seen between two batches.
 HANDED_AT_ONCE = 4096
 # When the run ends by its time limit or a stop, the seconds it waits for the parts still
-# running to hand back what they found: parts on threads see the stop, and every part's
-# own time limit is the run's deadline (``workers.solve_part``'s ``sent_at``), so a part
-# on another process stops by it too.  A part that has not answered by then is stopped
-# (killed, on processes) and its solutions are lost; the result says the run was cut short.
+# running to hand back what they found: parts on threads see the stop, a process pool's
+# are asked (``StopsItsParts``), and every part's own time limit is the run's deadline
+# (``workers.solve_part``'s ``sent_at``), so a part elsewhere (Dask) stops by it too.  A
+# part that has not answered by then is stopped (killed, on processes) and its solutions
+# are lost; the result says the run was cut short.
 GRACE = 0.5
 # How long the parts on a process pool may all stay unanswered while one of its workers
 # is dead.  The pool notices a worker that dies and fails its parts at once, unless the
@@ -119,9 +122,10 @@ class SplitRunner:
         runner, why = plan.parts_executor()
         self.details["executor"] = runner.name if why is None else f"{runner.name} ({why})"
         executor = runner.provides(plan.jobs, runner.options)
-        # Workers in this process can watch an event; other processes are killed instead.
+        # Workers in this process watch an event; a pool that stops its parts is asked.
         halt = threading.Event()
         shared_stop = halt if isinstance(executor, concurrent.futures.ThreadPoolExecutor) else None
+        asked = isinstance(executor, StopsItsParts)
         submitter = _Submitter(plan, executor, shared_stop, local=shared_stop is not None)
         limit = max(1, min(plan.jobs, MOST_WORKERS) * IN_FLIGHT_PER_JOB)
         parts = iter(split.parts)
@@ -149,9 +153,11 @@ class SplitRunner:
         finally:
             if self.in_flight or not exhausted or self.lost_since is not None:  # a lost pool is halted, not joined
                 halt.set()
+                if asked:
+                    executor.stop_parts()
                 if not self.errors and not (self.mode == "one" and self.found_any):
-                    # Only parts that stop by themselves answer: on threads, or at the deadline.
-                    self._take_back_stopping(submitter, running=shared_stop is not None or self.timed_out)
+                    # Only parts that stop by themselves answer: on threads, asked, or at the deadline.
+                    self._take_back_stopping(submitter, running=shared_stop is not None or asked or self.timed_out)
                 for part, handed_over in self.in_flight.values():
                     if self.errors:
                         self.failed(part, RuntimeError("not finished: the run stopped after a failed part"))

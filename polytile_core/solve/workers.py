@@ -18,6 +18,7 @@ from typing import Protocol
 import attrs
 
 from polytile_core.host.contracts import BackendFactory, BackendResult, OnSolution, SolveSettings
+from polytile_core.host.orphans import PARTS_STOP
 from polytile_core.model.parts import Part
 from polytile_core.model.zero_one import Model
 from polytile_core.output.resultfile import LineSink, SolutionLines
@@ -68,8 +69,8 @@ def solve_part(
     """Solve one part (runs in a worker: a thread or another process).
 
     ``keep`` caps the solutions sent back (``None``: all of them, 0: none, for counting).
-    ``stop`` is an event the worker can see (thread executors); process workers are
-    stopped by killing them instead.  ``lines`` (a listing to .jsonl): every solution's
+    ``stop`` is an event the worker can see (thread executors); in a process pool's worker
+    the part stops when the run asks the pool (``orphans.PARTS_STOP``).  ``lines`` (a listing to .jsonl): every solution's
     line is made here, in the worker, and sent back as text with the first ``keep``.
     ``sent_at`` (``time.time()`` when the part was handed over): its time limit, what
     was left of the run's when it was sent, is shortened by its wait in the queue, so that
@@ -97,7 +98,7 @@ def solve_part(
         on_solution = LineSink(
             SolutionLines(model.placements), lines.part, lines.images, sys.maxsize if keep is None else keep, take
         )
-    answer = factory(backend_options).solve(model, settings, on_solution, stop or threading.Event())
+    answer = factory(backend_options).solve(model, settings, on_solution, stop or PARTS_STOP)
     seconds = time.perf_counter() - started
     if lines is None:
         return PartOutcome(answer, solutions, seconds)

@@ -2,6 +2,7 @@
 mode one stops the other parts, the time limit covers the whole run."""
 
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -12,11 +13,14 @@ import pytest
 from polytile_cpsat import CpsatBackend
 
 from polytile_core import hookimpl
+from polytile_core.cli.commands.solve import STREAMED_KEEP, header_of
 from polytile_core.config.pipeline import make_plan
 from polytile_core.config.schema import PieceSpec, Pipeline, RegionSpec, SolveSpec, SplitSpec
 from polytile_core.host.registry import Host
 from polytile_core.model.geometry import Region, cells_from_rows
 from polytile_core.model.problem import PieceType
+from polytile_core.output.reading import read_result
+from polytile_core.output.resultfile import ResultLines
 from polytile_core.output.results import Found, SubproblemReport, Termination
 from polytile_core.solve import split
 from polytile_core.solve.run import run
@@ -413,3 +417,39 @@ def test_a_split_ended_by_its_time_limit_keeps_what_its_running_parts_found(exec
         assert len(cells) == len(region) and set(cells) == region
         tilings.add(frozenset(tuple(placed.cells) for placed in solution.placements))
     assert len(tilings) == len(streamed)
+
+
+@pytest.mark.parametrize("executor", ["process", "thread"])
+def test_a_stopped_split_keeps_what_its_running_parts_found(executor, tmp_path):
+    """A stop (a Ctrl-C) while each running part has found a tiling and searches on: the
+    run asks the parts to stop and writes what they found to its .jsonl file, as the
+    command line does, each tiling once.  A process pool's parts were killed instead: a
+    listing of 6×10 pentominoes by CP-SAT on two jobs, stopped after 6 s, wrote nothing."""
+    listing = plan(
+        [PieceSpec(name="L", shape=L4, count=4)],
+        4,
+        4,
+        mode="all",
+        executor=executor,
+        backend="test",
+        test={"found_then_slow": True},
+    )
+    listing = attrs.evolve(listing, keep=STREAMED_KEEP)  # as the command line streams to .jsonl
+    path = tmp_path / "stopped.jsonl"
+    lines = ResultLines(path, header_of(listing))
+    stop = threading.Event()
+    threading.Timer(3, stop.set).start()
+    started = time.perf_counter()
+    result = run(listing, on_solution=lines.add, on_line=lines.add_lines, stop=stop)
+    lines.finish(result)
+    assert time.perf_counter() - started < 3 + split.GRACE + 5
+    written = read_result(path)
+    assert written.termination == Termination.INTERRUPTED
+    assert written.count == len(written.solutions) > 0
+    region = set(Region.rectangle(4, 4).cells)
+    tilings = set()
+    for solution in written.solutions:
+        cells = [cell for placed in solution.placements for cell in placed.cells]
+        assert len(cells) == len(region) and set(cells) == region
+        tilings.add(frozenset(tuple(placed.cells) for placed in solution.placements))
+    assert len(tilings) == len(written.solutions)
