@@ -21,9 +21,12 @@ import time
 from pathlib import Path
 
 import pytest
+from polytile_tree import Brancher
 
 from polytile_core import api
 from polytile_core.errors import InputError
+from polytile_core.model.symmetry import may_have_symmetries
+from polytile_core.model.zero_one import BuildStopped, build_limits
 from polytile_core.output.resultfile import remove_stale_temporaries
 from polytile_core.output.results import Termination
 from polytile_core.solve.run import run
@@ -174,3 +177,17 @@ def test_large_and_degenerate_problems_end_by_their_time_limit(number):
         return
     assert seconds < 1 + SLACK, where + f": {seconds:.2f} s"
     assert result.termination in (Termination.COMPLETED, Termination.TIME_LIMIT), where
+
+
+def test_the_steps_that_prepare_a_large_board_look_at_the_clock():
+    """Steps between a large board's model and its search stop at the run's deadline on
+    their own: the tree split's reading of the rows (2.3 s on 100×100 with unlimited
+    pentominoes, where a count under ``time_limit = 30`` ended 0.4 s late) and the check
+    whether the placements' cells have a symmetry.  Called with the deadline passed, each
+    stops at once."""
+    model = api.plan((30, 30), [api.family("pentominoes", unlimited=True)], mode="count").build()
+    with build_limits(time.monotonic() - 1, threading.Event()):
+        with pytest.raises(BuildStopped):
+            Brancher(model)
+        with pytest.raises(BuildStopped):
+            may_have_symmetries(model)

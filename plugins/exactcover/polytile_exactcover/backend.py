@@ -48,6 +48,7 @@ class ExactCoverBackend:
     ) -> BackendResult:
         if settings.mode == "optimize":
             raise InputError("the exactcover backend does not optimise (use cpsat or scip)", path="solve.backend")
+        limits = Limits(stop, settings.time_limit)  # from now: reading the cover takes seconds on large boards
         pins = model.pinned_on()
         if pins is not None and not settings.distinct:
             # A part of the tree split: made from the whole model's cover, read once.
@@ -56,7 +57,6 @@ class ExactCoverBackend:
                 return _pins_clash(settings)
         else:
             problem = cover_problem(model)
-        limits = Limits(stop, settings.time_limit)
         report = _reporter(model, on_solution)
         distinct: int | None = None
         if settings.distinct and settings.mode in ("all", "count"):

@@ -158,7 +158,9 @@ def _cover_problem(model: Model, allowed: set[int] | None) -> CoverProblem:
             continue
         options.append((tuple(items_of[var]), tuple(member_of.get(var, ()))))
         variables.append(var)
+    check_build_limits()
     shapes = tuple(model.placements[var].cells if var in model.placements else () for var in variables)
+    check_build_limits()
     return CoverProblem(
         len(rows),
         tuple(options),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from typing import Any
 
 import pyscipopt
@@ -221,6 +222,8 @@ class ScipBackend:
     def solve(
         self, model: Model, settings: SolveSettings, on_solution: OnSolution, stop: threading.Event
     ) -> BackendResult:
+        # The time limit covers building SCIP's model too (seconds on a large board).
+        deadline = None if settings.time_limit is None else time.monotonic() + settings.time_limit
         method = self.counting_method(model, settings)
         scip, xs = build_scip(model, log=self.options.log)
         decision = [(index, xs[index]) for index in model.decision]
@@ -232,8 +235,8 @@ class ScipBackend:
         if method == "search" and self.options.emphasis != "default":
             scip.setEmphasis(getattr(pyscipopt.SCIP_PARAMEMPHASIS, self.options.emphasis.upper()))
         scip.setBoolParam("misc/catchctrlc", False)
-        if settings.time_limit is not None:
-            scip.setRealParam("limits/time", settings.time_limit)
+        if deadline is not None:
+            scip.setRealParam("limits/time", max(deadline - time.monotonic(), 0.001))
         if settings.seed is not None:
             scip.setIntParam("randomization/randomseedshift", settings.seed)
         if method != "search":

@@ -106,14 +106,18 @@ class Brancher:
     def __init__(self, model: Model):
         self.constraints = model.constraints
         self.rows_of: list[list[tuple[int, int]]] = [[] for _ in range(model.num_variables)]
+        self.capped: list[bool] = []
+        # Per row: its largest coefficient, and the variables it counts (a full row drops them all).
+        self.largest: list[int] = []
+        self.counted: list[frozenset[int]] = []
         for row, constraint in enumerate(model.constraints):
+            check_build_limits()  # a 100×100 board's rows hold 3 million terms: seconds in all
             for var, coefficient in constraint.terms:
                 if coefficient:
                     self.rows_of[var].append((row, coefficient))
-        self.capped = [constraint.sense in ("==", "<=") for constraint in model.constraints]
-        # Per row: its largest coefficient, and the variables it counts (a full row drops them all).
-        self.largest = [max((c for _, c in constraint.terms), default=0) for constraint in model.constraints]
-        self.counted = [frozenset(var for var, c in constraint.terms if c > 0) for constraint in model.constraints]
+            self.capped.append(constraint.sense in ("==", "<="))
+            self.largest.append(max((c for _, c in constraint.terms), default=0))
+            self.counted.append(frozenset(var for var, c in constraint.terms if c > 0))
         # Each item row (in order) and its candidates (every coefficient of an item row is 1).
         self.items = {row: self.counted[row] for row, constraint in enumerate(model.constraints) if is_item(constraint)}
         # The item rows in the order a cell-filling kernel takes them; None: the fewest candidates first.
