@@ -22,7 +22,7 @@ import json
 import os
 import tempfile
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -75,15 +75,26 @@ def result_text(result: Result, fmt: str = "json") -> str:
     data = result_data(result)
     if fmt == "toml":
         return tomli_w.dumps(_without_none(data))
-    lines = []
-    for key, value in data.items():
-        if isinstance(value, list) and value and isinstance(value[0], dict):
-            items = ",\n  ".join(json.dumps(item, separators=(",", ":")) for item in value)
-            text = f"[\n  {items}\n ]"
+    return "".join(_json_text(data, (json.dumps(item, separators=(",", ":")) for item in data["solutions"])))
+
+
+def _json_text(data: dict, solutions: Iterable[str]) -> Iterator[str]:
+    """``result_text``'s JSON in pieces, a line per key and a line per solution, with the
+    solutions' texts given apart (``ResultJson`` reads them back one at a time)."""
+    yield "{\n"
+    for number, (key, value) in enumerate(data.items()):
+        yield (",\n" if number else "") + f" {json.dumps(key)}: "
+        if key == "solutions":
+            first = True
+            for text in solutions:
+                yield ("[\n  " if first else ",\n  ") + text
+                first = False
+            yield "[]" if first else "\n ]"
+        elif isinstance(value, list) and value and isinstance(value[0], dict):
+            yield "[\n  " + ",\n  ".join(json.dumps(item, separators=(",", ":")) for item in value) + "\n ]"
         else:
-            text = json.dumps(value, separators=(",", ":"))
-        lines.append(f" {json.dumps(key)}: {text}")
-    return "{\n" + ",\n".join(lines) + "\n}\n"
+            yield json.dumps(value, separators=(",", ":"))
+    yield "\n}\n"
 
 
 # What a result file's name ends with, and so how it is written.
@@ -367,3 +378,46 @@ class ResultLines:
     def discard(self) -> None:
         self.stream.close()
         self.temporary.unlink(missing_ok=True)
+
+
+class ResultJson(ResultLines):
+    """A .json result file of a listing, written as its solutions come, so that a listing
+    of millions holds none of them in memory (``keep`` bounds what the Result holds, as for
+    a .jsonl file).  The solutions wait as .jsonl lines in the temporary file (the
+    kernels' lines go there as fast as to a .jsonl file); ``finish`` writes the .json of
+    them through a second temporary file, a line at a time, as ``result_text`` would."""
+
+    def __init__(self, path: str | Path, header: RunHeader, *, replace: bool = False):
+        super().__init__(path, header, replace=replace)
+        self.replace = replace
+
+    def finish(self, result: Result) -> None:
+        data = result_data(result)
+        with self.lock:
+            self.stream.close()
+            try:
+                handle, temporary = temporary_beside(self.path, replace=self.replace)
+                try:
+                    with (
+                        os.fdopen(handle, "w", encoding="utf-8") as out,
+                        open(self.temporary, encoding="utf-8") as lines,
+                    ):
+                        next(lines)  # the header line
+                        out.writelines(_json_text(data, (_entry(line) for line in lines)))
+                    os.replace(temporary, self.path)
+                except BaseException:
+                    temporary.unlink(missing_ok=True)
+                    raise
+            except OSError as exc:  # the disk is full, the folder went away
+                raise InputError(f"cannot write here ({exc.strerror})", source=str(self.path)) from None
+            finally:
+                self.temporary.unlink(missing_ok=True)
+
+
+# How a solution's .jsonl line begins, where its .json entry begins with "{".
+_SOLUTION_LINE = '{"line":"solution",'
+
+
+def _entry(line: str) -> str:
+    """A solution's .json entry, from its .jsonl line (the same keys, less "line")."""
+    return "{" + line[len(_SOLUTION_LINE) :].rstrip("\n")

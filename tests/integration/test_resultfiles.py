@@ -6,6 +6,7 @@ import json
 import random
 from pathlib import Path
 
+import attrs
 import jsonschema
 import pytest
 import tomli_w
@@ -17,7 +18,13 @@ from polytile_core.cli.main import main
 from polytile_core.model.geometry import Region
 from polytile_core.model.tiling import build_tiling
 from polytile_core.output.reading import read_result
-from polytile_core.output.resultfile import SolutionLines, solution_data, write_result
+from polytile_core.output.resultfile import (
+    ResultJson,
+    SolutionLines,
+    header_of_result,
+    solution_data,
+    write_result,
+)
 from polytile_core.solve import workers
 from polytile_core.solve.collect import solution_of
 from polytile_core.solve.run import run
@@ -245,6 +252,46 @@ def test_json_and_jsonl_hold_the_same_tilings(tmp_path, pipeline):
     # A tiling of 10 pieces takes one line of about 230 bytes, not a table per cell.
     text = (tmp_path / "all.json").read_text()
     assert len(text) < 72 * 250 + 2000
+
+
+def test_a_json_listing_is_written_as_its_tilings_come_and_keeps_only_a_few(tmp_path, pipeline, monkeypatch):
+    """A listing to .json holds no more tilings in memory than one to .jsonl (it held
+    them all: 15 million tilings took 14 GB); the file still holds every one, in the
+    same text as ``write_result`` makes of a Result holding them all."""
+    kept = []
+
+    def watched_run(plan, **keywords):
+        result = run(plan, **keywords)
+        kept.append(result)
+        return result
+
+    monkeypatch.setattr(solve_command, "run", watched_run)
+    out = tmp_path / "all.json"
+    assert main(["solve", str(pipeline), "-q", "-o", str(out)]) == 0
+    assert [len(result.solutions) for result in kept] == [solve_command.STREAMED_KEEP]
+    written = read_result(out)
+    assert written.count == 72 and len(written.solutions) == 72 and len(tilings(written.solutions)) == 72
+    whole = attrs.evolve(kept[0], solutions=written.solutions)
+    write_result(whole, tmp_path / "whole.json")
+    assert out.read_bytes() == (tmp_path / "whole.json").read_bytes()
+    assert not [path.name for path in tmp_path.iterdir() if path.name.endswith(".tmp")]
+
+
+def test_a_streamed_json_file_is_the_text_of_its_result(tmp_path):
+    """``ResultJson`` makes, from solutions handed one by one, the text ``write_result``
+    makes of the Result holding them: parts, objectives and no solutions at all too."""
+    result = api.solve(api.plan((4, 3), [api.piece("L", ["#.", "##"], unlimited=True)], mode="all", jobs=1))
+    assert len(result.solutions) > 3
+    parts = [attrs.evolve(solution, part="a=1") for solution in result.solutions[:3]]
+    scored = [attrs.evolve(solution, objective=7) for solution in result.solutions[:2]]
+    for solutions in (result.solutions, (), parts, scored):
+        every = attrs.evolve(result, solutions=tuple(solutions))
+        write_result(every, tmp_path / "whole.json", replace=True)
+        streamed = ResultJson(tmp_path / "streamed.json", header_of_result(every), replace=True)
+        for solution in solutions:
+            streamed.add(solution)
+        streamed.finish(attrs.evolve(every, solutions=()))
+        assert (tmp_path / "streamed.json").read_bytes() == (tmp_path / "whole.json").read_bytes()
 
 
 def test_a_result_reads_back_as_it_was_written(tmp_path):

@@ -25,6 +25,7 @@ from polytile_core.host.capabilities import AUTO, model_features
 from polytile_core.host.registry import Host, Registration
 from polytile_core.output.picture import ascii_picture
 from polytile_core.output.resultfile import (
+    ResultJson,
     ResultLines,
     RunHeader,
     check_result_suffix,
@@ -160,9 +161,12 @@ def solve(arguments: argparse.Namespace, host: Host) -> int:
         checkpoint = (
             Checkpoint.open(arguments.checkpoint, plan, resume=arguments.resume) if arguments.checkpoint else None
         )
-        if arguments.output and Path(arguments.output).suffix == ".jsonl":
-            # Streamed: each solution goes to the file as it comes; the run keeps only a few.
-            lines = ResultLines(arguments.output, header_of(plan), replace=arguments.force)
+        suffix = Path(arguments.output).suffix if arguments.output else None
+        if suffix == ".jsonl" or (suffix == ".json" and plan.settings.mode == "all"):
+            # Streamed: each solution goes to the file as it comes (a listing to .json waits
+            # beside it as lines, ``ResultJson``); the run keeps only a few.
+            streamed = ResultLines if suffix == ".jsonl" else ResultJson
+            lines = streamed(arguments.output, header_of(plan), replace=arguments.force)
             if plan.keep is None:
                 plan = attrs.evolve(plan, keep=STREAMED_KEEP)
         stop, abandon = threading.Event(), threading.Event()
