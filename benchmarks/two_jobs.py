@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import subprocess
@@ -60,6 +61,7 @@ def solve(pipeline: Path, mode: str, jobs: int, limit: float) -> tuple[float, in
                     elif line.startswith('{"line":"end"'):
                         result = json.loads(line)
             listing.unlink()
+            os.sync()  # its writeback is not left to the next run (a listing can be gigabytes)
     if result is None:
         return float("nan"), None, done.stderr.strip()[-200:]
     details = result.get("details", {})

@@ -409,7 +409,7 @@ family = "pentominoes"
 [solve]
 mode = "all"
 backend = "cpsat"
-time_limit = 10
+time_limit = 15
 
 [split]
 method = "tree"
