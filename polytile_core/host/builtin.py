@@ -88,14 +88,19 @@ def _process_pool(jobs: int, options: None = None) -> concurrent.futures.Executo
 
 
 class _PartsPool(concurrent.futures.ProcessPoolExecutor):
-    """A process pool whose workers watch one event (``orphans.start_worker``): a run that
-    ends early asks its running parts to stop (``contracts.StopsItsParts``) and takes back
-    what they found, where it used to kill them and lose it."""
+    """A process pool whose workers read one flag in shared memory (``orphans.start_worker``):
+    a run that ends early asks its running parts to stop (``contracts.StopsItsParts``) and
+    takes back what they found, where it used to kill them and lose it."""
 
     def __init__(self, jobs: int):
         context = multiprocessing.get_context("forkserver")
         self._parts_stop = context.RawValue(ctypes.c_bool, False)
-        super().__init__(jobs, context, start_worker, (os.getpid(), self._parts_stop))
+        super().__init__(
+            max_workers=jobs,
+            mp_context=context,
+            initializer=start_worker,
+            initargs=(os.getpid(), self._parts_stop),
+        )
 
     def stop_parts(self) -> None:
         self._parts_stop.value = True
