@@ -131,6 +131,64 @@ def test_a_signal_writes_every_tiling_counted_and_leaves_no_temporary_file(tmp_p
     assert [path.name for path in tmp_path.iterdir() if path.suffix == ".tmp"] == []
 
 
+SPLIT_ON_PROCESSES = """
+[region]
+width = 10
+height = 6
+
+[[pieces]]
+family = "pentominoes"
+
+[solve]
+mode = "all"
+backend = "cpsat"
+executor = "process"
+jobs = 2
+
+[split]
+method = "tree"
+"""
+
+
+def test_a_ctrl_c_to_the_whole_process_group_keeps_what_the_parts_found(tmp_path):
+    """A terminal's Ctrl-C is SIGINT to the run's whole process group, its process pool's
+    workers too.  They leave it to the run, which asks their parts to stop and writes
+    what they found (none of it was written before).  No process is left but zombies
+    that init has yet to reap."""
+    pipeline, output = tmp_path / "split.toml", tmp_path / "all.jsonl"
+    pipeline.write_text(SPLIT_ON_PROCESSES)
+    command = [sys.executable, "-m", "polytile_core.cli.main", "solve", str(pipeline), "-q", "-o", str(output)]
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    time.sleep(6)  # the parts are running, each has found tilings
+    os.killpg(process.pid, signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert "Traceback" not in err, err
+    lines = [json.loads(line) for line in output.read_text().splitlines()]
+    end = lines[-1]
+    assert end["termination"] == "interrupted", end.get("message")
+    solutions = [line for line in lines if line["line"] == "solution"]
+    assert end["count"] == end["solutions_written"] == len(solutions) > 0
+    assert len({json.dumps(line["placements"]) for line in solutions}) == len(solutions)
+    ends = time.monotonic() + 5
+    while _living_in_group(process.pid) and time.monotonic() < ends:
+        time.sleep(0.1)
+    assert not _living_in_group(process.pid)
+
+
+def _living_in_group(group: int) -> list[int]:
+    """The processes of process group ``group`` that are not zombies, from /proc."""
+    living = []
+    for entry in Path("/proc").iterdir():
+        try:
+            fields = (entry / "stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        if entry.name.isdigit() and fields[0] != "Z" and int(fields[2]) == group:
+            living.append(int(entry.name))
+    return living
+
+
 def test_a_temporary_file_of_a_killed_run_is_removed_by_the_next_run(tmp_path):
     target = tmp_path / "all.jsonl"
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
