@@ -240,10 +240,15 @@ def _placed_text(piece: str, cells: Iterable[Sequence[int]]) -> str:
     return json.dumps([piece, _flat(cells)], separators=(",", ":"))
 
 
+# How a solution's .jsonl line begins (``_line`` of ``{"line": "solution", ...}``), where
+# its .json entry begins with "{" (``ResultJson``).
+_SOLUTION_LINE = '{"line":"solution",'
+
+
 def _line_ends(part: str | None) -> tuple[str, str]:
     """What comes before and after a solution's placed pieces' texts on its line: what
     ``_line`` makes of ``solution_data``, less the pieces."""
-    return '{"line":"solution","placements":[', "]}\n" if part is None else '],"part":' + json.dumps(part) + "}\n"
+    return _SOLUTION_LINE + '"placements":[', "]}\n" if part is None else '],"part":' + json.dumps(part) + "}\n"
 
 
 def _solution_line(texts: list[str], part: str | None) -> str:
@@ -412,10 +417,6 @@ class ResultJson(ResultLines):
                 raise InputError(f"cannot write here ({exc.strerror})", source=str(self.path)) from None
             finally:
                 self.temporary.unlink(missing_ok=True)
-
-
-# How a solution's .jsonl line begins, where its .json entry begins with "{".
-_SOLUTION_LINE = '{"line":"solution",'
 
 
 def _entry(line: str) -> str:
