@@ -94,6 +94,8 @@ class _PartsPool(concurrent.futures.ProcessPoolExecutor):
 
     def __init__(self, jobs: int):
         context = multiprocessing.get_context("forkserver")
+        # Read only when the forkserver starts: the first pool of the process starts it.
+        context.set_forkserver_preload(["polytile_core.host.forkserver_preload"])
         self._parts_stop = context.RawValue(ctypes.c_bool, False)
         super().__init__(
             max_workers=jobs,

@@ -9,8 +9,9 @@ forkserver sits between them): its own parent changing (the parent died and the 
 was handed to init), and the run's process being gone or a zombie.
 
 A process pool's worker also stops its running part when the run asks (``start_worker``),
-so that what the part found reaches the run, and it leaves Ctrl-C to the run: the
-terminal sends it to the workers too, where it would end the part and lose what it found.
+so that what the part found reaches the run, and it leaves Ctrl-C and SIGTERM to the run:
+a terminal (or ``timeout``, or a batch system) sends them to the workers too, where they
+would end the part and lose what it found.  (The run ends its workers with SIGKILL.)
 """
 
 from __future__ import annotations
@@ -62,10 +63,11 @@ def exit_with_parent(run_pid: int) -> None:
 
 def start_worker(run_pid: int, stop: ctypes.c_bool) -> None:
     """A process pool's initializer: the worker exits with the run (``exit_with_parent``),
-    ignores Ctrl-C (the run handles it) and sets ``PARTS_STOP`` once the run sets ``stop``
+    ignores Ctrl-C and SIGTERM (the run handles them) and sets ``PARTS_STOP`` once the run sets ``stop``
     (a flag in shared memory)."""
     exit_with_parent(run_pid)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
     def relay() -> None:
         while not stop.value:

@@ -150,17 +150,19 @@ method = "tree"
 """
 
 
-def test_a_ctrl_c_to_the_whole_process_group_keeps_what_the_parts_found(tmp_path):
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_to_the_whole_process_group_keeps_what_the_parts_found(tmp_path, signum):
     """A terminal's Ctrl-C is SIGINT to the run's whole process group, its process pool's
-    workers too.  They leave it to the run, which asks their parts to stop and writes
-    what they found (none of it was written before).  No process is left but zombies
-    that init has yet to reap."""
+    workers too; ``timeout`` and batch systems send SIGTERM the same way, to the pool's
+    forkserver too.  They leave it to the run, which asks their parts to stop and writes
+    what they found (none of it was written before; with SIGTERM the run failed).  No
+    process is left but zombies that init has yet to reap."""
     pipeline, output = tmp_path / "split.toml", tmp_path / "all.jsonl"
     pipeline.write_text(SPLIT_ON_PROCESSES)
     command = [sys.executable, "-m", "polytile_core.cli.main", "solve", str(pipeline), "-q", "-o", str(output)]
     process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, start_new_session=True)
     time.sleep(6)  # the parts are running, each has found tilings
-    os.killpg(process.pid, signal.SIGINT)
+    os.killpg(process.pid, signum)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130, err
     assert "Traceback" not in err, err
