@@ -18,10 +18,13 @@ by search when measured for issue 24).  So the probe wastes as little as it can:
 - Otherwise the probe is a search with a short time limit (``PROBE_SECONDS`` for a
   count, ``PROBE_LISTING_SECONDS`` for a listing), lost only for a run that is long
   anyway.
-- A probe that finds more than ``HELD_AT_MOST`` tilings stops there (they wait in memory
-  until the probe is known to be the answer).  If it listed them from a table of the
-  whole problem (exactcover's frontier table), the whole problem is listed again,
-  not split: the table's listing ends, where the split would search.
+- A backend that answers probes lists only what it will finish (its table's, or a short
+  search's), so its probe hands what it finds on to the run at once: a listing of 15
+  million tilings from a table is made once, in the probe.  Any other probe's tilings
+  wait in memory until the probe is known to be the answer; one that finds more than
+  ``HELD_AT_MOST`` stops there.  If it listed them from a table of the whole problem, the
+  whole problem is listed again, not split: the table's listing ends, where the split
+  would search.
 """
 
 from __future__ import annotations
@@ -78,28 +81,32 @@ def solve_probed(plan: Plan, model: Model, context: RunContext) -> Outcome:
     answers = declared is not None and declared.answers_probes
     probe_seconds = None if answers else PROBE_LISTING_SECONDS if plan.settings.mode == "all" else PROBE_SECONDS
     started = time.monotonic()
-    # What the probe finds waits here, every solution of it (``keep`` bounds what a run
-    # holds, never what it passes on): all of them reach the caller if the probe is the
-    # answer, none if the split searches again.
-    probe_stop = threading.Event()
-    held = Collector(None, _stop_past(probe_stop, HELD_AT_MOST))
-    probe = attrs.evolve(context, stop=probe_stop, deadline=context.deadline.within(probe_seconds), collector=held)
     # The probe has every job's core: a backend that counts by a table on threads uses them.
     workers = plan.settings.workers or plan.jobs
     probe_plan = attrs.evolve(plan, settings=attrs.evolve(plan.settings, probe=answers, workers=workers))
-    with relay_stop(context.stop, probe_stop.set):
-        outcome = solve_whole(probe_plan, model, probe, in_search=distinct.in_search(plan))
+    if answers:  # what it lists, it finishes: straight to the run
+        outcome = solve_whole(probe_plan, model, context, in_search=distinct.in_search(plan))
+        too_many = False
+    else:
+        # What the probe finds waits here, every solution of it (``keep`` bounds what a
+        # run holds, never what it passes on): all of them reach the caller if the probe
+        # is the answer, none if the split searches again.
+        probe_stop = threading.Event()
+        held = Collector(None, _stop_past(probe_stop, HELD_AT_MOST))
+        probe = attrs.evolve(context, stop=probe_stop, deadline=context.deadline.within(probe_seconds), collector=held)
+        with relay_stop(context.stop, probe_stop.set):
+            outcome = solve_whole(probe_plan, model, probe, in_search=distinct.in_search(plan))
+        too_many = probe_stop.is_set() and not context.stop.is_set()
     probed = time.monotonic() - started
-    too_many = probe_stop.is_set() and not context.stop.is_set()
     if not too_many and (outcome.termination != Termination.TIME_LIMIT or context.deadline.passed()):
-        for solution in held.kept:
-            context.collector.add(solution)
         if not answers:
+            for solution in held.kept:
+                context.collector.add(solution)
             how = f"within {probe_seconds:g} s"
+        elif plan.settings.mode == "count":
+            how = "by a short search" if outcome.work == "search" else "by its tables"
         else:
-            how = "as a short listing" if plan.settings.mode != "count" else "by its tables"
-            if plan.settings.mode == "count" and outcome.work == "search":
-                how = "by a short search"
+            how = "from its table" if outcome.work == "table" else "as a short listing"
         route = f"whole: the probe finished it {how}" if outcome.termination == Termination.COMPLETED else "whole"
         return attrs.evolve(outcome, details={**outcome.details, "when_long": route})
     if too_many and outcome.work == "table":
