@@ -114,12 +114,17 @@ RELAY_IDLE = 10.0
 
 
 class _StopRelay:
-    """One thread per process that calls each watched solver's ``halt`` soon after its
-    stop event is set.  A solve registers and unregisters (a lock and a dict entry), so a
-    run of thousands of short solves (the parts of a tree split) starts no thread per
-    solve, and wakes none: the thread looks every ``RELAY_POLL`` seconds (or a solve's
-    shorter ``every``), and is woken only for a stop already set or a shorter interval.
-    Waking it cost a solve of a millisecond half a millisecond on a busy machine."""
+    """Calls each watched solver's ``halt`` soon after its stop event is set.  A solve
+    registers and unregisters (a lock and a dict entry), so a run of thousands of short
+    solves (the parts of a tree split) starts no thread per solve, and wakes none.
+
+    Who looks: a thread that only waits for a run to end (``serving``: the run's own
+    calling thread) looks every ``RELAY_POLL`` seconds as it waits; where none does (a
+    process pool's worker, a solve left running by an abandoned run), one thread per
+    process looks as often (or at a solve's shorter ``every``) and is woken only for a
+    stop already set or a shorter interval.  Starting that thread while a solve of two
+    milliseconds builds its model cost it 0.2 ms; waking it, half a millisecond on a busy
+    machine."""
 
     def __init__(self) -> None:
         self._changed = threading.Condition()
@@ -127,6 +132,7 @@ class _StopRelay:
         self._tokens = itertools.count()
         self._thread: threading.Thread | None = None
         self._waiting = RELAY_POLL  # the interval the thread is waiting for now
+        self._servers = 0  # threads looking while they wait (``serving``)
 
     def start(self) -> None:
         """Start the thread, if it is not running (first use, or a forked child)."""
@@ -136,8 +142,9 @@ class _StopRelay:
                 self._thread.start()
 
     def watch(self, stop: threading.Event, halt: Callable[[], None], every: float) -> int:
-        self.start()
         with self._changed:
+            if not self._servers:
+                self.start()
             token = next(self._tokens)
             self._watched[token] = (stop, halt, every)
             if stop.is_set() or every < self._waiting:
@@ -149,14 +156,45 @@ class _StopRelay:
         with self._changed:
             self._watched.pop(token, None)
 
+    @contextlib.contextmanager
+    def serving(self) -> Iterator[Callable[[threading.Event, float], bool]]:
+        """While the block runs, this thread looks for the stops as it waits, with the
+        ``wait(event, seconds)`` yielded (``Event.wait``'s answer), and no relay thread is
+        started for the solves watched meanwhile; any still watched when the block ends
+        (no other thread serving) go to the relay's thread."""
+        with self._changed:
+            self._servers += 1
+        try:
+            yield self._wait_looking
+        finally:
+            with self._changed:
+                self._servers -= 1
+                if self._watched and not self._servers:
+                    self.start()
+
+    def _wait_looking(self, event: threading.Event, seconds: float) -> bool:
+        ends = time.monotonic() + seconds
+        while True:
+            with self._changed:
+                self._halt_stopped()
+            left = ends - time.monotonic()
+            if left <= 0:
+                return event.is_set()
+            if event.wait(min(left, RELAY_POLL)):
+                return True
+
+    def _halt_stopped(self) -> None:
+        """Halt every watched solve whose stop is set (under the lock)."""
+        for token, (stop, halt, _) in list(self._watched.items()):
+            if stop.is_set():
+                del self._watched[token]
+                halt()
+
     def _run(self) -> None:
         idle_since = time.monotonic()
         with self._changed:
             while True:
-                for token, (stop, halt, _) in list(self._watched.items()):
-                    if stop.is_set():
-                        del self._watched[token]
-                        halt()
+                self._halt_stopped()
                 if self._watched:
                     idle_since = time.monotonic()
                 elif time.monotonic() - idle_since > RELAY_IDLE:
@@ -169,11 +207,10 @@ class _StopRelay:
 _relay = _StopRelay()
 
 
-def start_stop_relay() -> None:
-    """Start the relay's thread now, from a thread that would only wait: a thread's start
-    waits for the new thread to be scheduled, milliseconds on a busy machine, which a
-    solve of a millisecond should not pay."""
-    _relay.start()
+def serving_stop_relay() -> contextlib.AbstractContextManager[Callable[[threading.Event, float], bool]]:
+    """For a thread that waits for a run to end: it relays the stops as it waits, with the
+    ``wait(event, seconds)`` this yields, in place of a thread started for them."""
+    return _relay.serving()
 
 
 @contextlib.contextmanager

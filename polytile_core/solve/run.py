@@ -28,7 +28,7 @@ import attrs
 
 from polytile_core.config.pipeline import Plan
 from polytile_core.host.capabilities import model_features
-from polytile_core.host.contracts import listen_to_progress, start_stop_relay
+from polytile_core.host.contracts import listen_to_progress, serving_stop_relay
 from polytile_core.model.zero_one import BuildStopped, Model, build_limits
 from polytile_core.output.results import Found, Result, Solution, Termination
 from polytile_core.solve import distinct
@@ -104,16 +104,16 @@ def run(
 
     worker = threading.Thread(target=work, name="polytile-solve", daemon=True)
     interrupted = False
-    worker.start()
-    start_stop_relay()  # here, while the worker builds the model, not in its way later
-    while not (done.is_set() or abandon.is_set()):
-        try:
-            while not (done.wait(0.2) or abandon.is_set()):
-                if on_progress:
-                    on_progress(context.state.progress(context.collector.seen))
-        except KeyboardInterrupt:
-            interrupted = True
-            (abandon if stop.is_set() else stop).set()
+    with serving_stop_relay() as wait:  # this thread relays the solves' stops as it waits
+        worker.start()
+        while not (done.is_set() or abandon.is_set()):
+            try:
+                while not (wait(done, 0.2) or abandon.is_set()):
+                    if on_progress:
+                        on_progress(context.state.progress(context.collector.seen))
+            except KeyboardInterrupt:
+                interrupted = True
+                (abandon if stop.is_set() else stop).set()
     abandoned = not done.is_set()
     if abandoned:
         outcome = _abandoned(plan, context)

@@ -58,6 +58,28 @@ def test_the_stop_relay_halts_a_solve_soon_after_its_stop_also_after_its_thread_
         assert contracts._relay._thread is None
 
 
+def test_a_thread_that_waits_relays_the_stops_and_hands_what_is_left_to_the_relay_thread():
+    """A run's calling thread relays its solves' stops as it waits, so a run of two
+    milliseconds starts no relay thread; a solve still watched when it stops waiting (an
+    abandoned run's) goes to the relay's thread."""
+    relay = contracts._StopRelay()
+    stop, halted, done = threading.Event(), threading.Event(), threading.Event()
+    left, left_halted = threading.Event(), threading.Event()
+    with relay.serving() as wait:
+        relay.watch(stop, halted.set, contracts.RELAY_POLL)
+        assert relay._thread is None
+        threading.Timer(0.1, stop.set).start()
+        assert not wait(done, 0.5)
+        assert halted.is_set()
+        relay.watch(left, left_halted.set, contracts.RELAY_POLL)
+    assert relay._thread is not None and relay._thread.is_alive()
+    left.set()
+    assert left_halted.wait(1.0)
+    done.set()
+    with relay.serving() as wait:
+        assert wait(done, 10.0)  # at once
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the start time is read from /proc")
 def test_the_command_s_clock_starts_when_its_process_started():
     """The command line's time limit counts from the process's start: a process that
