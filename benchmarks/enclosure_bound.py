@@ -4,7 +4,8 @@ boundary search refuses (the 18 one-sided pentominoes, the 35 hexominoes).  Prin
 set, the bound after the subgradient rounds, the rounds and the seconds, beside the
 best fence known (a lower bound, for the gap).  With --groups G (2 or more), the bound
 the fence finder's route uses (``grouped_bound``): the plain rounds, then the types split
-into G groups and tallied rounds that try to prove the best fence known; --progress
+into G groups and tallied rounds that try to prove the best fence known; with
+--dearest 2,2,2,2, the dearest types in pairs and the rest in one group instead; --progress
 prints every round.  With --needed, also the first step of a branch-and-bound: for each
 piece, the plain bound without it; a piece whose bound is at most the best fence known
 is in every fence that would beat that fence.
@@ -12,6 +13,7 @@ is in every fence that would beat that fence.
     .venv/bin/python benchmarks/enclosure_bound.py                       # every set below
     .venv/bin/python benchmarks/enclosure_bound.py --groups 3            # the route's bound
     .venv/bin/python benchmarks/enclosure_bound.py --only hexominoes --groups 3 --progress
+    .venv/bin/python benchmarks/enclosure_bound.py --only hexominoes --dearest 2,2,2,2 --rounds 200
     .venv/bin/python benchmarks/enclosure_bound.py --only hexominoes --rounds 100 --needed
     .venv/bin/python benchmarks/enclosure_bound.py --only heptominoes --rounds 40 --seconds 4200 --threads 1 --progress
 
@@ -82,6 +84,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=100)
     parser.add_argument("--needed", action="store_true", help="also bound each set without each piece")
     parser.add_argument("--groups", type=int, default=1, help="tallied rounds with this many groups (default 1: none)")
+    parser.add_argument(
+        "--dearest",
+        help="tallied rounds with the dearest types in groups of these sizes (e.g. 2,2,2,2), the rest in one",
+    )
     parser.add_argument("--progress", action="store_true", help="print every round")
     parser.add_argument("--seconds", type=float, help="stop each set's rounds after this long (the least bound met)")
     parser.add_argument("--threads", type=int, default=2, help="threads of the dynamic program")
@@ -102,8 +108,11 @@ def main() -> None:
                 )
 
         limits = {"rounds": arguments.rounds, "time_limit": arguments.seconds, "threads": arguments.threads}
-        if arguments.groups > 1:
-            found = grouped_bound(pieces, neighbours, prove=known, groups=arguments.groups, on_round=said, **limits)
+        if arguments.groups > 1 or arguments.dearest:
+            dearest = tuple(int(size) for size in arguments.dearest.split(",")) if arguments.dearest else ()
+            found = grouped_bound(
+                pieces, neighbours, prove=known, groups=arguments.groups, dearest=dearest, on_round=said, **limits
+            )
         else:
             found = relaxed_bound(pieces, neighbours, target=known, on_round=said, **limits)
         assert found is not None

@@ -28,6 +28,7 @@ rounds, then splits the types by their prices into groups and runs tallied round
 from __future__ import annotations
 
 import array
+import itertools
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -214,6 +215,7 @@ def grouped_bound(
     prove: int,
     rounds: int = 40,
     groups: int = GROUPS,
+    dearest: Sequence[int] = (),
     time_limit: float | None = None,
     threads: int = 2,
     on_round: Callable[[int, float, int], None] | None = None,
@@ -222,15 +224,25 @@ def grouped_bound(
     ``rounds`` plain rounds (one group), then, unless they prove it, the types split
     into ``groups`` groups by their prices (the dearest together: the types a relaxed
     cycle repeats) and ``rounds`` tallied rounds from those prices, within the time
-    left.  The least bound of the two; None if the first plain round did not finish."""
+    left.  ``dearest`` (sizes, e.g. ``(2, 2, 2, 2)``): split instead the dearest types
+    into groups of those sizes, dearest first, and the others into one group.  The
+    least bound of the two; None if the first plain round did not finish."""
+    ends = list(itertools.accumulate(dearest))
+    if dearest and (ends[-1] >= len(pieces) or min(dearest) < 1):
+        raise ValueError("dearest: sizes of at least 1 that leave some types for the last group")
     started = time.perf_counter()
     plain = relaxed_bound(
         pieces, neighbours, target=prove, rounds=rounds, time_limit=time_limit, threads=threads, on_round=on_round
     )
-    if plain is None or plain.bound <= prove or groups < 2 or len(pieces) < groups:
+    if plain is None or plain.bound <= prove:
         return plain
     order = sorted(range(len(pieces)), key=lambda kind: -plain.prices[kind])
-    split = [order[len(order) * g // groups : len(order) * (g + 1) // groups] for g in range(groups)]
+    if dearest:
+        split = [order[end - size : end] for size, end in zip(dearest, ends, strict=True)] + [order[ends[-1] :]]
+    elif groups < 2 or len(pieces) < groups:
+        return plain
+    else:
+        split = [order[len(order) * g // groups : len(order) * (g + 1) // groups] for g in range(groups)]
     left = None if time_limit is None else time_limit - (time.perf_counter() - started)
     if left is not None and left <= 0:
         return plain

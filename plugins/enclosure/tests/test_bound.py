@@ -155,3 +155,15 @@ def test_the_grouped_bound_against_the_proved_optima_of_larger_sets(spec, neighb
     found = grouped_bound(pieces, neighbours, prove=optimum, rounds=100)
     assert found is not None and found.bound >= optimum
     assert (found.bound == optimum) == proved  # 161 stays at 162 (docs/enclosure.md)
+
+
+def test_the_dearest_types_in_small_groups_never_bound_below_the_optimum():
+    # oracles.md: 5 free tetrominoes enclose 9 (classic rule), 12 pentominoes 128.
+    tetrominoes = resolve_pieces([PieceSpec(family="tetrominoes")], Host())
+    found = grouped_bound(tetrominoes, 8, prove=8, rounds=30, dearest=(1, 2))
+    assert found is not None and found.bound >= 9
+    pentominoes = resolve_pieces([PieceSpec(family="pentominoes")], Host())
+    found = grouped_bound(pentominoes, 8, prove=127, rounds=40, dearest=(2, 2, 2, 2))
+    assert found is not None and found.bound >= 128
+    with pytest.raises(ValueError, match="dearest"):
+        grouped_bound(tetrominoes, 8, prove=8, rounds=2, dearest=(2, 3))
