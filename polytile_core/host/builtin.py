@@ -8,6 +8,7 @@ import ast
 import concurrent.futures
 import ctypes
 import multiprocessing
+import multiprocessing.context
 import os
 import sys
 from pathlib import Path
@@ -87,13 +88,26 @@ def _process_pool(jobs: int, options: None = None) -> concurrent.futures.Executo
     return _PartsPool(jobs)
 
 
+class _WorkerProcess(multiprocessing.context.ForkServerProcess):
+    """A pool's worker ignores SIGTERM (``orphans.start_worker``), so ending it takes
+    SIGKILL: a broken pool ends its other workers with ``terminate()``, and would wait
+    for them for ever."""
+
+    def terminate(self) -> None:
+        self.kill()
+
+
+class _WorkerContext(multiprocessing.context.ForkServerContext):
+    Process = _WorkerProcess
+
+
 class _PartsPool(concurrent.futures.ProcessPoolExecutor):
     """A process pool whose workers read one flag in shared memory (``orphans.start_worker``):
     a run that ends early asks its running parts to stop (``contracts.StopsItsParts``) and
     takes back what they found, where it used to kill them and lose it."""
 
     def __init__(self, jobs: int):
-        context = multiprocessing.get_context("forkserver")
+        context = _WorkerContext()
         # Read only when the forkserver starts: the first pool of the process starts it.
         context.set_forkserver_preload(["polytile_core.host.forkserver_preload"])
         self._parts_stop = context.RawValue(ctypes.c_bool, False)
