@@ -6,6 +6,9 @@ worker's exit is reported through its socket to the forkserver.  The forkserver 
 ignores Ctrl-C; this makes it ignore SIGTERM as well, so that the run, which treats a
 SIGTERM as a Ctrl-C, can ask its parts to stop and write what they found.  The
 forkserver still ends with the run (it exits when the run's end of its pipe closes).
+The processes it forks get SIGTERM's default back, so that another pool's workers, from
+the same forkserver, are not changed; polytile's own ignore it again as they start
+(``orphans.start_worker``).
 
 Only the forkserver's own start-up changes anything: imported anywhere else, this
 module does nothing.
@@ -13,6 +16,7 @@ module does nothing.
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from multiprocessing import forkserver
@@ -27,5 +31,10 @@ def _imported_by_the_forkserver() -> bool:
     return False
 
 
+def _sigterm_as_default() -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 if _imported_by_the_forkserver():
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    os.register_at_fork(after_in_child=_sigterm_as_default)

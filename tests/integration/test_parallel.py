@@ -337,6 +337,35 @@ def test_a_pool_halted_while_a_worker_sends_lets_python_exit(tmp_path, variant):
     assert done.returncode == 0, done.stderr[-2000:]
 
 
+SIGTERM_IN_WORKERS = """
+import multiprocessing, signal
+from polytile_core.host.builtin import _process_pool
+
+def sigterm():
+    return signal.getsignal(signal.SIGTERM)
+
+if __name__ == "__main__":
+    with _process_pool(1) as ours:  # starts the forkserver, which ignores SIGTERM
+        print(ours.submit(sigterm).result() == signal.SIG_IGN)
+    with multiprocessing.get_context("forkserver").Pool(1) as theirs:  # the same forkserver
+        print(theirs.apply(sigterm) == signal.SIG_DFL)
+"""
+
+
+def test_polytile_s_workers_ignore_sigterm_and_another_pool_s_workers_do_not(tmp_path):
+    """polytile's pool workers leave SIGTERM to the run, and so does the forkserver they
+    come from (it preloads ``host/forkserver_preload.py``); another pool of the same
+    process, started from the same forkserver, gets the default back."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "sigterm.py"
+    script.write_text(SIGTERM_IN_WORKERS)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["True", "True"]
+
+
 LOST_MID_SEND = """
 import os, signal, sys, threading, time
 from pathlib import Path
