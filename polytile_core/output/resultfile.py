@@ -163,16 +163,18 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def write_atomically(path: Path, text: str | bytes, *, replace: bool = False) -> None:
-    """Write ``text`` (or bytes) to ``path`` through a temporary file and a rename, so a
-    run killed while writing never leaves a half-written file under the name asked for.
+def write_atomically(path: Path, text: str | bytes | Iterable[str], *, replace: bool = False) -> None:
+    """Write ``text`` (bytes, or texts written one after the other as they come) to
+    ``path`` through a temporary file and a rename, so a run killed while writing never
+    leaves a half-written file under the name asked for.
 
     Refuses to replace an existing file unless ``replace`` is true.
     """
     handle, temporary = temporary_beside(path, replace=replace)
     try:
         with os.fdopen(handle, "wb") as stream:
-            stream.write(text if isinstance(text, bytes) else text.encode("utf-8"))
+            for piece in [text] if isinstance(text, str | bytes) else text:
+                stream.write(piece if isinstance(piece, bytes) else piece.encode("utf-8"))
         os.replace(temporary, path)
     except BaseException as exc:
         temporary.unlink(missing_ok=True)
@@ -390,7 +392,7 @@ class ResultJson(ResultLines):
     of millions holds none of them in memory (``keep`` bounds what the Result holds, as for
     a .jsonl file).  The solutions wait as .jsonl lines in the temporary file (the
     kernels' lines go there as fast as to a .jsonl file); ``finish`` writes the .json of
-    them through a second temporary file, a line at a time, as ``result_text`` would."""
+    them (``write_atomically``), a line at a time, as ``result_text`` would."""
 
     def __init__(self, path: str | Path, header: RunHeader, *, replace: bool = False):
         super().__init__(path, header, replace=replace)
@@ -401,24 +403,13 @@ class ResultJson(ResultLines):
         with self.lock:
             self.stream.close()
             try:
-                handle, temporary = temporary_beside(self.path, replace=self.replace)
-                try:
-                    with (
-                        os.fdopen(handle, "w", encoding="utf-8") as out,
-                        open(self.temporary, encoding="utf-8") as lines,
-                    ):
-                        next(lines)  # the header line
-                        out.writelines(_json_text(data, (_entry(line) for line in lines)))
-                    os.replace(temporary, self.path)
-                except BaseException:
-                    temporary.unlink(missing_ok=True)
-                    raise
-            except OSError as exc:  # the disk is full, the folder went away
-                raise InputError(f"cannot write here ({exc.strerror})", source=str(self.path)) from None
+                write_atomically(self.path, _json_text(data, self._entries()), replace=self.replace)
             finally:
                 self.temporary.unlink(missing_ok=True)
 
-
-def _entry(line: str) -> str:
-    """A solution's .json entry, from its .jsonl line (the same keys, less "line")."""
-    return "{" + line[len(_SOLUTION_LINE) :].rstrip("\n")
+    def _entries(self) -> Iterator[str]:
+        """Each solution's .json entry, from its .jsonl line (the same keys, less "line")."""
+        with open(self.temporary, encoding="utf-8") as lines:
+            next(lines)  # the header line
+            for line in lines:
+                yield "{" + line[len(_SOLUTION_LINE) :].rstrip("\n")
