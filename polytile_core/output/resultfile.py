@@ -84,14 +84,13 @@ def _json_text(data: dict, solutions: Iterable[str]) -> Iterator[str]:
     yield "{\n"
     for number, (key, value) in enumerate(data.items()):
         yield (",\n" if number else "") + f" {json.dumps(key)}: "
-        if key == "solutions":
+        if key == "solutions" or (isinstance(value, list) and value and isinstance(value[0], dict)):
+            items = solutions if key == "solutions" else (json.dumps(item, separators=(",", ":")) for item in value)
             first = True
-            for text in solutions:
+            for text in items:
                 yield ("[\n  " if first else ",\n  ") + text
                 first = False
             yield "[]" if first else "\n ]"
-        elif isinstance(value, list) and value and isinstance(value[0], dict):
-            yield "[\n  " + ",\n  ".join(json.dumps(item, separators=(",", ":")) for item in value) + "\n ]"
         else:
             yield json.dumps(value, separators=(",", ":"))
     yield "\n}\n"
