@@ -171,9 +171,12 @@ def write_atomically(path: Path, text: str | bytes | Iterable[str], *, replace: 
     """
     handle, temporary = temporary_beside(path, replace=replace)
     try:
-        with os.fdopen(handle, "wb") as stream:
-            for piece in [text] if isinstance(text, str | bytes) else text:
-                stream.write(piece if isinstance(piece, bytes) else piece.encode("utf-8"))
+        if isinstance(text, bytes):
+            with os.fdopen(handle, "wb") as binary:
+                binary.write(text)
+        else:
+            with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:  # newline="": "\n" as it is
+                stream.writelines([text] if isinstance(text, str) else text)
         os.replace(temporary, path)
     except BaseException as exc:
         temporary.unlink(missing_ok=True)
