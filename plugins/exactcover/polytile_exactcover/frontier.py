@@ -194,9 +194,11 @@ def pockets(problem: CoverProblem, rows: Sequence[Row], n_cells: int) -> Pockets
         for position in cells:
             common = places[position]
             places[position] = covered if common is None else common & covered
-    if any(common is None or len(common) != 1 for common in places):
+    if any(common is None for common in places):
         return Pockets()
-    cell_at = [next(iter(common)) for common in places if common is not None]
+    cell_at = _certain_places(places)
+    if cell_at is None:
+        return Pockets()
     position_of = {cell: position for position, cell in enumerate(cell_at)}
     if len(position_of) != n_cells or (gcd(*sizes) == 1 and min(sizes) == 1):
         return Pockets()
@@ -206,6 +208,27 @@ def pockets(problem: CoverProblem, rows: Sequence[Row], n_cells: int) -> Pockets
     )
     reach = max(window.bit_length() for _, window, _, _ in rows)
     return Pockets(gcd(*sizes), min(sizes), reach, neighbours)
+
+
+def _certain_places(places: Sequence[frozenset[Cell] | None]) -> list[Cell] | None:
+    """Each position's cell: the one cell its placements all share, once the cells
+    certain for other positions are set aside (a corner cell that every placement
+    covers with its neighbour is told apart by the neighbour's own); None if any stays
+    unsure."""
+    cell_at: list[Cell | None] = [next(iter(common)) if common and len(common) == 1 else None for common in places]
+    while None in cell_at:
+        taken = {cell for cell in cell_at if cell is not None}
+        settled = False
+        for position, common in enumerate(places):
+            if cell_at[position] is None and common is not None:
+                left = common - taken
+                if len(left) == 1:
+                    cell_at[position] = next(iter(left))
+                    taken |= left
+                    settled = True
+        if not settled:
+            return None
+    return [cell for cell in cell_at if cell is not None]
 
 
 def _connected(shape: Sequence[Cell], known: dict[tuple[Cell, ...], bool]) -> bool:

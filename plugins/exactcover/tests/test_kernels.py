@@ -424,3 +424,16 @@ def test_secondary_items_are_covered_at_most_once_as_a_brute_force_says():
         Search(n_items, [(option, ()) for option in options], [], primary).run(found.append, 0, 0.0)
         assert {tuple(sorted(chosen)) for chosen in found} == expected, f"seed {seed}"
         assert len(found) == len(expected), f"seed {seed}"
+
+
+def test_a_corner_cell_beside_a_hole_keeps_the_pocket_check():
+    """Every placement covering the corner (3, 2) covers (3, 1) too (its other neighbour
+    is a hole); the cell is told apart by (3, 1)'s own placements, so the pocket check
+    still runs, and the count is the brute force's."""
+    rows = ["####", "####", "##.#"]
+    pieces = [api.piece("I3", ["###"], unlimited=True), api.piece("L3", ["#.", "##"], unlimited=True)]
+    plan = api.plan(rows, pieces, backend="exactcover", host=HOST)
+    model = build_tiling(plan.pieces, plan.region)
+    scan = layout(cover_problem(model))
+    assert scan.pockets.unit == 3
+    assert frontier(scan).run(1 << 62, 0.0)[1] == count_tilings_brute_force(plan.region.cells, plan.pieces)
