@@ -3,6 +3,7 @@ the search kernel, each within its budget, and why each step fell back to the ne
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Protocol
 
@@ -26,10 +27,16 @@ from polytile_exactcover.search import PROBE_NODES, enumerate_covers
 # of a quarter and an eighth of the tree takes 0.40 s and 0.38 s; at 200,000 states a
 # count on two jobs gave its frontier up and split the search, 4 times slower.
 IMAGES_FRONTIER_STATES = 500_000
-# The frontier's budget on auto when ``memo_budget`` is not set: states in one layer.
-# 9×9 less 3 cells with six pieces of up to 6 copies peaks at 1–13 million states (0.9 GB
-# at 5.7 million), counted in 3–13 s where the search takes from 20 s to far longer.
+# The frontier's budget on auto when ``memo_budget`` is not set: states in one layer, as
+# many as half the machine's memory holds when every core runs a scan (the parts of a
+# split may), at ``STATE_BYTES`` each, and at least ``FRONTIER_STATES``.  9×9 less 3 cells
+# with six pieces of up to 6 copies peaks at 1–40 million states, counted in 3–80 s
+# where the search takes from 20 s to far longer (docs/exactcover.md).
 FRONTIER_STATES = 6_000_000
+FRONTIER_MEMORY_SHARE = 0.5
+# The process's peak memory per state at the scan's peak, with room to spare: 156–169
+# bytes measured on 9×9 boards of 7 to 39 million states (both sides, both layers each).
+STATE_BYTES = 200
 # The memo's budget on auto when ``memo_budget`` is not set: states in all (Python).
 MEMO_STATES = 1_000_000
 # The frontier's time on auto: this share of the estimated search's time (per thread), at
@@ -100,7 +107,7 @@ def count_covers(
         if isinstance(plan, str):
             notes.append(f"frontier: {plan}")
         else:
-            budget = (options.memo_budget or FRONTIER_STATES) if auto else 1 << 62
+            budget = (options.memo_budget or frontier_budget()) if auto else 1 << 62
             trial = auto and image_search is not None and budget > IMAGES_FRONTIER_STATES
             if trial:
                 budget = IMAGES_FRONTIER_STATES
@@ -108,7 +115,7 @@ def count_covers(
             status, count, states, size = scan(budget)
             if trial and status == "budget" and image_search is not None and image_search() is None:
                 # No symmetry to search less of: the frontier gets its whole budget.
-                budget = options.memo_budget or FRONTIER_STATES
+                budget = options.memo_budget or frontier_budget()
                 status, count, states, size = scan(budget)
             peaks = {
                 "table_peak_states": states,
@@ -149,6 +156,17 @@ def count_covers(
     outcome = by_images() if by_images is not None else enumerate_covers(problem, None, limits, kernel=options.kernel)
     outcome.details.update(_fallback(notes))
     return outcome
+
+
+def frontier_budget() -> int:
+    """States a layer of the frontier scan may hold on auto (``FRONTIER_STATES`` where the
+    machine's memory is not known)."""
+    try:
+        memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return FRONTIER_STATES
+    share = memory * FRONTIER_MEMORY_SHARE / (os.cpu_count() or 1)
+    return max(FRONTIER_STATES, int(share / STATE_BYTES))
 
 
 @attrs.frozen

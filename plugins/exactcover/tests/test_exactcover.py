@@ -409,7 +409,7 @@ def test_an_asymmetric_board_is_scanned_once_with_no_trial_for_an_image_search(m
     result, _, _ = solve_with(ExactCoverBackend(), model, "count")
     by_search, _, _ = solve_with(ExactCoverBackend(ExactCoverOptions(counter="search")), model, "count")
     assert result.count == by_search.count and result.raw_status == "frontier: completed"
-    assert scans == [count.FRONTIER_STATES]
+    assert scans == [count.frontier_budget()]
     scans.clear()
     result, _, _ = solve_with(ExactCoverBackend(), pentomino_model(RING_8X8), "count")
     assert result.count == 520 and scans[0] == 100  # symmetric: the trial first
