@@ -26,7 +26,6 @@ from operator import itemgetter
 import attrs
 
 from polytile_core.plugin import InputError, Model, Pins, check_build_limits, collector_paused, scan_order
-from polytile_exactcover.tighten import tightened_groups
 
 UNBOUNDED = 1 << 62
 ONLY_ONE = {1}
@@ -160,11 +159,6 @@ def _cover_problem(model: Model, allowed: set[int] | None) -> CoverProblem:
         options.append((tuple(items_of[var]), tuple(member_of.get(var, ()))))
         variables.append(var)
     check_build_limits()
-    groups = list(tightened_groups(len(rows), options, groups))
-    closed = {group for group, (_, hi) in enumerate(groups) if hi == 0}  # the area leaves no room for the piece
-    if closed:
-        kept = [k for k, (_, memberships) in enumerate(options) if not any(g in closed for g, _ in memberships)]
-        options, variables = [options[k] for k in kept], [variables[k] for k in kept]
     shapes = tuple(model.placements[var].cells if var in model.placements else () for var in variables)
     check_build_limits()
     return CoverProblem(

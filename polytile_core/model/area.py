@@ -1,0 +1,64 @@
+"""Each piece's copies narrowed to what the region's area leaves room for.
+
+A tiling covers every cell once, so the pieces' areas times their copies add up to the
+region's area.  On a 9×9 board less three cells with I5 ×6, Y5 ×2, O4 ×4–6, I3 ×3, L5 ×0–2
+and T4 ×1, the 78 cells leave room for exactly five O4 and one L5 (4·a + 5·b = 25).  Told
+so by the model's rows, a search prunes at once where it would otherwise place a sixth O4
+and fail only at the board's end (the bitboard search of that board: 91 s to 15 s;
+docs/exactcover.md, "Counts narrowed by the area").
+
+For each piece, the copies it may end with are those the other pieces can complete to the
+area within their own bounds; an unlimited piece keeps no upper bound (the area implies
+one), unless it has no room at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+# Past this many cells times pieces squared the sums take longer than they save (a bitset
+# of the area, shifted a few dozen times per piece and per other piece).
+MOST_WORK = 50_000_000
+
+Bounds = tuple[int, int | None]  # (minimum, maximum), None for no maximum
+
+
+def narrowed_by_area(areas: Sequence[int], bounds: Sequence[Bounds], area: int) -> tuple[Bounds, ...]:
+    """``bounds`` narrowed so that Σ areas[i] · copies[i] = ``area`` can still hold;
+    unchanged when nothing can narrow (every count exact), the work would be too large, or
+    no choice of copies fills the area (``TilingProblem.area_problem`` and the solvers
+    report that)."""
+    bounds = tuple(bounds)
+    if all(low == high for low, high in bounds) or area * len(bounds) ** 2 > MOST_WORK:
+        return bounds
+    full = (1 << (area + 1)) - 1
+    most = [
+        area // size if high is None else min(high, area // size) for size, (_, high) in zip(areas, bounds, strict=True)
+    ]
+    narrowed = []
+    for piece, ((low, high), size) in enumerate(zip(bounds, areas, strict=True)):
+        others = 1  # the sums of the other pieces' areas, as a bitset
+        for other, ((other_low, _), other_size) in enumerate(zip(bounds, areas, strict=True)):
+            if other != piece:
+                others = _progression(others, other_size, other_low, most[other], full)
+        fits = range(low, most[piece] + 1)
+        least = next((copies for copies in fits if others >> (area - copies * size) & 1), None)
+        if least is None:
+            return bounds
+        greatest = next(copies for copies in reversed(fits) if others >> (area - copies * size) & 1)
+        narrowed.append((least, None if high is None and greatest else greatest))
+    return tuple(narrowed)
+
+
+def _progression(reach: int, size: int, low: int, high: int, full: int) -> int:
+    """``reach`` plus ``size`` times any count from ``low`` to ``high``: shifted by the
+    least, then by 1, 2, 4 … more copies (each doubling the counts covered)."""
+    if high < low:
+        return 0
+    reach = reach << (size * low) & full
+    covered, extra = 0, high - low  # reach holds the sums with 0..covered more copies
+    while covered < extra:
+        step = min(covered + 1, extra - covered)
+        reach = (reach | reach << (size * step)) & full
+        covered += step
+    return reach
