@@ -8,8 +8,9 @@ and fail only at the board's end (the bitboard search of that board: 91 s to 15 
 docs/exactcover.md, "Counts narrowed by the area").
 
 For each piece, the copies it may end with are those the other pieces can complete to the
-area within their own bounds; an unlimited piece keeps no upper bound (the area implies
-one), unless it has no room at all.
+area within their own bounds.  An unlimited piece is left unlimited: a row for it would be a
+feature the model did not have (a backend that takes cell rows only would no longer take
+it); a piece with a least number of copies keeps no upper bound unless it has no room.
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ def narrowed_by_area(areas: Sequence[int], bounds: Sequence[Bounds], area: int) 
     ]
     narrowed = []
     for piece, ((low, high), size) in enumerate(zip(bounds, areas, strict=True)):
+        if (low, high) == (0, None):
+            narrowed.append((low, high))  # unlimited: no row, and none is added
+            continue
         others = 1  # the sums of the other pieces' areas, as a bitset
         for other, ((other_low, _), other_size) in enumerate(zip(bounds, areas, strict=True)):
             if other != piece:

@@ -79,7 +79,9 @@ def test_model_features_tell_a_cover_from_a_general_model():
     host = Host()
     tiling = api.plan(L_2X4, [L_PIECE], host=host).build()
     assert model_features(tiling) == {"count rows"}
-    ranged = api.plan(L_2X4, [api.piece("L", ["#.", "#.", "##"], min=1, max=3)], host=host).build()
+    # 8 cells: one or two L with unlimited dominoes (two L alone would be narrowed to "== 2").
+    ranged_pieces = [api.piece("L", ["#.", "#.", "##"], min=1, max=3), api.piece("D", ["##"], unlimited=True)]
+    ranged = api.plan(L_2X4, ranged_pieces, host=host).build()
     assert model_features(ranged) == {"ranges"}
     fence = api.plan(None, [api.family("tetrominoes")], problem="enclose", host=host).build()
     assert {"objective", "general rows"} <= model_features(fence)
