@@ -5,7 +5,7 @@ region's area.  On a 9×9 board less three cells with I5 ×6, Y5 ×2, O4 ×4–6
 and T4 ×1, the 78 cells leave room for exactly five O4 and one L5 (4·a + 5·b = 25).  Told
 so by the model's rows, a search prunes at once where it would otherwise place a sixth O4
 and fail only at the board's end (the bitboard search of that board: 91 s to 15 s;
-docs/exactcover.md, "Counts narrowed by the area").
+docs/method.md, "Copies narrowed by the area").
 
 For each piece, the copies it may end with are those the other pieces can complete to the
 area within their own bounds.  An unlimited piece is left unlimited: a row for it would be a
