@@ -45,13 +45,19 @@ def narrowed_by_area(areas: Sequence[int], bounds: Sequence[Bounds], area: int) 
         for other, ((other_low, _), other_size) in enumerate(zip(bounds, areas, strict=True)):
             if other != piece:
                 others = _progression(others, other_size, other_low, most[other], full)
+        sums = others.to_bytes(area // 8 + 1, "little")  # a bit looked up in O(1), not by shifting the whole
         fits = range(low, most[piece] + 1)
-        least = next((copies for copies in fits if others >> (area - copies * size) & 1), None)
+        least = next((copies for copies in fits if _holds(sums, area - copies * size)), None)
         if least is None:
             return bounds
-        greatest = next(copies for copies in reversed(fits) if others >> (area - copies * size) & 1)
+        greatest = next(copies for copies in reversed(fits) if _holds(sums, area - copies * size))
         narrowed.append((least, None if high is None and greatest else greatest))
     return tuple(narrowed)
+
+
+def _holds(sums: bytes, total: int) -> bool:
+    """Whether the bitset ``sums`` (little-endian bytes) holds ``total``."""
+    return bool(sums[total >> 3] >> (total & 7) & 1)
 
 
 def _progression(reach: int, size: int, low: int, high: int, full: int) -> int:
