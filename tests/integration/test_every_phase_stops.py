@@ -20,6 +20,7 @@ import threading
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 from polytile_tree import Brancher
 
@@ -150,6 +151,24 @@ method = "tree"
 """
 
 
+def _until_two_workers_solve(pid: int, seconds: float = 2.0, within: float = 60.0) -> None:
+    """Waits until two processes under ``pid`` have each used ``seconds`` of CPU: its
+    pool's workers, past their imports and into their parts (a fixed wait was too short
+    on a loaded machine, and the parts had found nothing yet)."""
+    run, deadline = psutil.Process(pid), time.monotonic() + within
+    while time.monotonic() < deadline:
+        busy = 0
+        for child in run.children(recursive=True):
+            try:
+                busy += sum(child.cpu_times()[:2]) >= seconds
+            except psutil.NoSuchProcess:
+                pass
+        if busy >= 2:
+            return
+        time.sleep(0.1)
+    pytest.fail(f"the run's workers did not reach {seconds} s of CPU each within {within} s")
+
+
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_to_the_whole_process_group_keeps_what_the_parts_found(tmp_path, signum):
     """A terminal's Ctrl-C is SIGINT to the run's whole process group, its process pool's
@@ -161,7 +180,7 @@ def test_a_signal_to_the_whole_process_group_keeps_what_the_parts_found(tmp_path
     pipeline.write_text(SPLIT_ON_PROCESSES)
     command = [sys.executable, "-m", "polytile_core.cli.main", "solve", str(pipeline), "-q", "-o", str(output)]
     process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    time.sleep(6)  # the parts are running, each has found tilings
+    _until_two_workers_solve(process.pid)  # the parts are running, each has found tilings
     os.killpg(process.pid, signum)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130, err
