@@ -51,6 +51,7 @@ from polytile_core.host.contracts import (
     report_progress,
 )
 from polytile_core.host.flags import Flag
+from polytile_core.host.machine import usable_cores, usable_memory
 from polytile_core.model.fill_order import FILLED_IN_ORDER, fill_order, first_branch, scan_order
 from polytile_core.model.geometry import (
     EDGE_STEPS,
@@ -179,4 +180,7 @@ __all__ = [
     "Solution",
     "PlacedPiece",
     "write_atomically",
+    # the machine: what budgets may take of it
+    "usable_cores",
+    "usable_memory",
 ]

@@ -7,7 +7,6 @@ All checks of user input happen here, before any solving, and each failure is on
 from __future__ import annotations
 
 import collections
-import os
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from polytile_core.config.schema import AUTO, PieceSpec, Pipeline, RegionSpec
 from polytile_core.convert import structure
 from polytile_core.errors import InputError
 from polytile_core.host.contracts import SolveSettings
+from polytile_core.host.machine import usable_cores
 from polytile_core.host.registry import Host, Registration
 from polytile_core.model.geometry import Cells, GeometryError, Region, cells_from_rows, is_connected, normalise
 from polytile_core.model.problem import PieceType, TilingProblem
@@ -286,14 +286,6 @@ def plugin_options(host: Host, registration: Registration, pipeline: Pipeline) -
             raise InputError(f"{registration.name!r} takes no options", path=f"options.{registration.name}")
         return None
     return structure(table or {}, registration.options, path=f"options.{registration.name}")
-
-
-def usable_cores() -> int:
-    """The cores this process may run on (its CPU affinity, not the machine's count)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # platforms without affinity
-        return os.cpu_count() or 1
 
 
 def auto_candidates(host: Host, pipeline: Pipeline) -> Candidates:

@@ -27,14 +27,21 @@ one and the walk repeats: the first level with a real fence is the optimum.
 from __future__ import annotations
 
 import array
-import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 
 import attrs
 
-from polytile_core.plugin import SQUARE_SYMMETRIES, Cell, InputError, PieceType, relay_stop, report_progress
+from polytile_core.plugin import (
+    SQUARE_SYMMETRIES,
+    Cell,
+    InputError,
+    PieceType,
+    relay_stop,
+    report_progress,
+    usable_memory,
+)
 from polytile_enclosure._fence import Fence
 
 # The pieces of a fence: each piece's name and the cells it covers.
@@ -53,13 +60,11 @@ VALUE_LIMIT = 32000  # the table holds doubled areas as 16-bit integers
 
 
 def table_limit() -> float:
-    """Bytes of tables the dynamic program may fill: three fifths of the machine's memory
-    (4 GB where that is unknown).  The 12 pentominoes need 0.07 GB, the 18 one-sided
-    pentominoes 10.7 GB."""
-    try:
-        return 0.6 * os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return 4e9
+    """Bytes of tables the dynamic program may fill: three fifths of the usable memory
+    (the machine's, or its container's limit; 4 GB where that is unknown).  The 12
+    pentominoes need 0.07 GB, the 18 one-sided pentominoes 10.7 GB."""
+    memory = usable_memory()
+    return 4e9 if memory is None else 0.6 * memory
 
 
 def clockwise_walk(shape: Sequence[Cell]) -> list[tuple[Cell, int]]:
@@ -304,7 +309,7 @@ class BoundarySearch:
         if self.table_bytes > limit:
             raise TooManyPieces(
                 f"the fence backend would need {self.table_bytes / 1e9:.1f} GB of tables for {len(self.items)} pieces "
-                f'(at most {limit / 1e9:.1f} GB, three fifths of this machine\'s memory); use backend = "cpsat"',
+                f'(at most {limit / 1e9:.1f} GB, three fifths of the usable memory); use backend = "cpsat"',
                 path="pieces",
             )
         self.closings: list[tuple[int, int, int, int]] | None = None

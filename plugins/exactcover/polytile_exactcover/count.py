@@ -3,13 +3,12 @@ the search kernel, each within its budget, and why each step fell back to the ne
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import Protocol
 
 import attrs
 
-from polytile_core.plugin import Termination
+from polytile_core.plugin import Termination, usable_cores, usable_memory
 from polytile_exactcover.cover import CoverProblem
 from polytile_exactcover.estimate import estimated_search
 from polytile_exactcover.frontier import Layout, frontier, layout
@@ -28,7 +27,7 @@ from polytile_exactcover.search import PROBE_NODES, enumerate_covers
 # count on two jobs gave its frontier up and split the search, 4 times slower.
 IMAGES_FRONTIER_STATES = 500_000
 # The frontier's budget on auto when ``memo_budget`` is not set: states in one layer, as
-# many as half the machine's memory holds when every core runs a scan (the parts of a
+# many as half the usable memory holds when every usable core runs a scan (the parts of a
 # split may), at ``STATE_BYTES`` each, and at least ``FRONTIER_STATES``.  9×9 less 3 cells
 # with six pieces of up to 6 copies peaks at 1–40 million states, counted in 3–80 s
 # where the search takes from 20 s to far longer (docs/exactcover.md).
@@ -160,12 +159,11 @@ def count_covers(
 
 def frontier_budget() -> int:
     """States a layer of the frontier scan may hold on auto (``FRONTIER_STATES`` where the
-    machine's memory is not known)."""
-    try:
-        memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (AttributeError, ValueError, OSError):
+    memory is not known)."""
+    memory = usable_memory()
+    if memory is None:
         return FRONTIER_STATES
-    share = memory * FRONTIER_MEMORY_SHARE / (os.cpu_count() or 1)
+    share = memory * FRONTIER_MEMORY_SHARE / usable_cores()
     return max(FRONTIER_STATES, int(share / STATE_BYTES))
 
 

@@ -35,7 +35,7 @@ class ExactCoverOptions:
         default=None,
         metadata={
             "description": "states the frontier table may hold in one layer (and the memo in all) before "
-            "counting falls back to search; unset: frontier states a side for half the machine's memory shared by its cores "
+            "counting falls back to search; unset: frontier states a side for half the usable memory shared by the usable cores "
             "(200 bytes a state, at least 6,000,000: 31 million on 24 GB and 2 cores) and 1,000,000 "
             "memo states (on auto the frontier also stops past four times the search's estimated time); a "
             "listing's table holds every layer, up to this many states in all (unset: 16,000,000, about 1 GB)",
