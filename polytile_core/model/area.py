@@ -10,7 +10,7 @@ docs/method.md, "Copies narrowed by the area").
 For each piece, the copies it may end with are those the other pieces can complete to the
 area within their own bounds.  An unlimited piece is left unlimited: a row for it would be a
 feature the model did not have (a backend that takes cell rows only would no longer take
-it); a piece with a least number of copies keeps no upper bound unless it has no room.
+it); a piece with a least number of copies and no most keeps no most (the area implies one).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def narrowed_by_area(areas: Sequence[int], bounds: Sequence[Bounds], area: int) 
         if least is None:
             return bounds
         greatest = next(copies for copies in reversed(fits) if _holds(sums, area - copies * size))
-        narrowed.append((least, None if high is None and greatest else greatest))
+        narrowed.append((least, None if high is None else greatest))
     return tuple(narrowed)
 
 

@@ -55,7 +55,7 @@ def test_unlimited_pieces_and_pieces_used_once_enter_the_sum():
     # Without the unlimited dominoes: 3·c + 4 = 10, so c = 2.
     assert narrowed_by_area([3, 4], [(0, 3), (1, 1)], 10) == ((2, 2), (1, 1))
     # An unlimited piece stays unlimited (no row), even with no room; one with a least
-    # number of copies keeps no upper bound unless it has no room.
+    # number of copies and no most keeps no most.
     assert narrowed_by_area([3, 2], [(3, 3), (0, None)], 9) == ((3, 3), (0, None))
     assert narrowed_by_area([3, 2], [(1, None), (1, None)], 9) == ((1, None), (3, None))  # 3 + 2·3
     assert narrowed_by_area([3, 2], [(1, None), (1, 4)], 9) == ((1, None), (3, 3))
