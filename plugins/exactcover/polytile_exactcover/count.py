@@ -106,15 +106,14 @@ def count_covers(
         if isinstance(plan, str):
             notes.append(f"frontier: {plan}")
         else:
-            budget = (options.memo_budget or frontier_budget()) if auto else 1 << 62
-            trial = auto and image_search is not None and budget > IMAGES_FRONTIER_STATES
-            if trial:
-                budget = IMAGES_FRONTIER_STATES
+            whole = (options.memo_budget or frontier_budget()) if auto else 1 << 62
+            trial = auto and image_search is not None and whole > IMAGES_FRONTIER_STATES
+            budget = IMAGES_FRONTIER_STATES if trial else whole
             scan = _Scan(plan, limits, share, min(threads, FRONTIER_THREADS))
             status, count, states, size = scan(budget)
             if trial and status == "budget" and image_search is not None and image_search() is None:
                 # No symmetry to search less of: the frontier gets its whole budget.
-                budget = options.memo_budget or frontier_budget()
+                budget = whole
                 status, count, states, size = scan(budget)
             peaks = {
                 "table_peak_states": states,
