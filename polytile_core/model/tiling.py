@@ -22,7 +22,9 @@ def build_tiling(pieces: tuple[PieceType, ...], region: Region | None, options: 
     model = Model(name="tiling")
     features: set[str] = set()  # what ``model_features`` would read from the rows below
     covering: dict[tuple[int, int], list[tuple[int, int]]] = {cell: [] for cell in sorted(region.cells)}
-    copies = narrowed_by_area([piece.area for piece in pieces], [(p.minimum, p.maximum) for p in pieces], region.area)
+    copies = narrowed_by_area(
+        [piece.area for piece in pieces], [(piece.minimum, piece.maximum) for piece in pieces], region.area
+    )
     for piece, (minimum, maximum) in zip(pieces, copies, strict=True):
         terms: list[tuple[int, int]] = []
         for shape in piece.orientations():  # one at a time: ``add_placements`` checks the run's clock

@@ -2,6 +2,8 @@
 mode one stops the other parts, the time limit covers the whole run."""
 
 import os
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -322,9 +324,6 @@ def test_a_pool_halted_while_a_worker_sends_lets_python_exit(tmp_path, variant):
     pool's pipe, and Python's exit waited for the rest for ever (a listing on processes
     under a time limit hung in 3 runs of 6).  ``unmended`` (slow) shows the test can fail:
     without the mend the script does not end."""
-    import subprocess
-    import sys
-
     script = tmp_path / "halt.py"
     script.write_text(HALTED_MID_SEND)
     command = [sys.executable, str(script), str(tmp_path / "sending"), variant]
@@ -356,9 +355,6 @@ def test_polytile_s_workers_ignore_sigterm_and_another_pool_s_workers_do_not(tmp
     """polytile's pool workers leave SIGTERM to the run, and so does the forkserver they
     come from (it preloads ``host/forkserver_preload.py``); another pool of the same
     process, started from the same forkserver, gets the default back."""
-    import subprocess
-    import sys
-
     script = tmp_path / "sigterm.py"
     script.write_text(SIGTERM_IN_WORKERS)
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60, cwd=tmp_path)
@@ -397,9 +393,6 @@ def test_a_worker_killed_while_it_sends_fails_its_run_instead_of_hanging_it(tmp_
     Now the parts in flight fail after ``split.LOST_WORKER_SECONDS`` and the run ends.
     A kill that lands before the send is noticed by the pool itself, so the kill comes a
     little later each try, until one lands in the send (0.25 s on a quiet machine)."""
-    import subprocess
-    import sys
-
     script = tmp_path / "lost.py"
     script.write_text(LOST_MID_SEND)
     messages = []
