@@ -32,10 +32,12 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "_cover_input.h"
 #include "_handover.h"
@@ -60,6 +62,14 @@ typedef struct {
     uint32_t *index;        /* entry number + 1, 0 = empty */
     size_t capacity;        /* a power of two */
 } Layer;
+
+/* A new index is read before it is written (the look-up of a new state), which maps the
+ * shared zero page, and the write then replaces it: in a process with two threads each
+ * such replacement interrupts the other core to flush its TLB.  An index from this size
+ * on is mapped writable at once: on 9x9 boards of issue 29 the scan on two threads took
+ * 1.7-2.3 s of system time, 0.7-0.9 s so, and 10-15 % less time in all; one thread's
+ * time is the same either way. */
+enum { PREFAULT_BYTES = 1 << 20 };
 
 typedef struct {
     PyObject_HEAD
@@ -108,6 +118,13 @@ static int layer_grow(Layer *l) {
     size_t capacity = l->capacity ? 2 * l->capacity : 1024;
     uint32_t *index = calloc(capacity, sizeof(uint32_t));
     if (index == NULL) return -1;
+#ifdef MADV_POPULATE_WRITE
+    if (capacity * sizeof(uint32_t) >= PREFAULT_BYTES) {
+        uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), start = ((uintptr_t)index + page - 1) & ~(page - 1),
+                  end = (uintptr_t)(index + capacity) & ~(page - 1);
+        if (end > start) madvise((void *)start, end - start, MADV_POPULATE_WRITE);  /* a hint: if refused, the pages fault in one by one */
+    }
+#endif
     for (size_t k = 0; k < l->used; k++) {
         Entry *e = &l->entries[k];
         size_t slot = mix(e->window, e->tail, e->totals) & (capacity - 1);
