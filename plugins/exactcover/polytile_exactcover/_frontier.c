@@ -24,7 +24,8 @@
  * backward from the last (placing the options by their start cell, last first), until
  * they meet; the two layers there are joined (join).  On one thread (scan) the side whose
  * next step should cost less takes it; on two (scan_both) each side has its own thread
- * and tables, with no lock but the one that hands out the next cell.
+ * and tables, with no lock but the one that hands out the next cell, and the side done
+ * first helps with the other's last step.
  *
  * A listing keeps every layer of the forward scan instead ("Listing from the table"
  * below): the covers are the paths through states that a cover finishes.
@@ -476,7 +477,32 @@ typedef struct {
     size_t peak_states, peak_bytes;
     Fillable fillable;      /* the backward side's */
     int keep;               /* a listing's table: every layer is kept (the caller moves cur and next) */
+    size_t *claims;         /* on two threads: the next state of the step's current layer to expand (shared) */
+    const Layer *partner;   /* on two threads: the rest of the next layer, made by the other thread, or NULL */
 } Side;
+
+enum { CHUNK = 1024 };  /* states a thread takes at a time from a step on two threads */
+
+/* The next run [start, *end) of the current layer's states for this thread to expand: all
+ * of them at once when the thread is alone in the step (``alone`` keeps where it got),
+ * else CHUNK at a time from the shared ``claims``; start = *end once they are taken. */
+static inline size_t claim(const Side *d, size_t *alone, size_t used, size_t *end) {
+    if (d->claims == NULL) {
+        size_t start = *alone;
+        *alone = *end = used;
+        return start;
+    }
+    size_t start = __atomic_fetch_add(d->claims, CHUNK, __ATOMIC_RELAXED);
+    if (start > used) start = used;
+    *end = used - start < CHUNK ? used : start + CHUNK;
+    return start;
+}
+
+/* The states of the next layer so far, the other thread's part too (read while it grows:
+ * at most what it will be). */
+static inline size_t next_states(const Side *d) {
+    return d->next->used + (d->partner ? __atomic_load_n(&d->partner->used, __ATOMIC_RELAXED) : 0);
+}
 
 /* A side holding its first layer: one empty state with count 1. */
 static int side_open(const Frontier *s, Side *d) {
@@ -502,8 +528,9 @@ static void side_close(Side *d) {
     layer_free(&d->layers[1]);
 }
 
-/* After a step: the next layer's peaks noted; once it is whole (``status`` DONE), it
- * becomes the current one, else the current layer stays the last whole one. */
+/* After a step (the caller's, once no thread works on it): the next layer's peaks noted;
+ * once it is whole (``status`` DONE), it becomes the current one, else the current layer
+ * stays the last whole one. */
 static void side_turn(Side *d, int status) {
     if (d->next->used > d->peak_states) d->peak_states = d->next->used;
     size_t bytes = layer_bytes(d->cur) + layer_bytes(d->next);
@@ -515,14 +542,15 @@ static void side_turn(Side *d, int status) {
 
 /* What stops a scan, checked every 4096 states: a cancel, the clock, the other side's
  * failure (``halt``), the budget. */
-static inline int checked(const Frontier *s, const Layer *next, unsigned long *work, double deadline, size_t budget,
+static inline int checked(const Frontier *s, const Side *d, unsigned long *work, double deadline, size_t budget,
                           const int *halt) {
     if ((++*work & 4095) == 0) {
         if (s->cancel) return CANCELLED;
         if (__atomic_load_n(halt, __ATOMIC_RELAXED)) return HALTED;
         if (deadline > 0 && now() > deadline) return TIMED_OUT;
+        if (next_states(d) > budget) return BUDGET;
     }
-    return next->used > budget ? BUDGET : DONE;
+    return d->next->used > budget ? BUDGET : DONE;
 }
 
 /* Forward over cell i: layer i+1 (the cells before i+1 covered) from layer i, by placing
@@ -532,7 +560,9 @@ static int forward_step(const Frontier *s, Side *d, int i, double deadline, size
     Pending *pending = d->pending;
     int status = DONE, waiting = d->waiting;
     unsigned long work = d->work;
-    for (size_t k = 0; status == DONE && k < cur->used; k++) {
+    size_t alone = 0, end = 0;
+    for (size_t k = claim(d, &alone, cur->used, &end); status == DONE && k < end;
+         k = k + 1 < end ? k + 1 : claim(d, &alone, cur->used, &end)) {
         Entry e = cur->entries[k];
         if (e.count == 0) continue;
         if (waiting + (s->first[i + 1] - s->first[i]) + 1 > d->room) status = flush(s, next, pending, &waiting, i + 1);
@@ -553,13 +583,12 @@ static int forward_step(const Frontier *s, Side *d, int i, double deadline, size
             pending[waiting++] = (Pending){(e.window | s->window[o]) >> 1, tail, totals, value, e.count, o,
                                               s->unit != 0};
         }
-        if (status == DONE) status = checked(s, next, &work, deadline, budget, halt);
+        if (status == DONE) status = checked(s, d, &work, deadline, budget, halt);
     }
     if (status == DONE) status = flush(s, next, pending, &waiting, i + 1);
     d->waiting = waiting;
     d->work = work;
-    if (status == DONE && next->used > budget) status = BUDGET;
-    side_turn(d, status);
+    if (status == DONE && next_states(d) > budget) status = BUDGET;
     return status;
 }
 
@@ -579,7 +608,9 @@ static int backward_step(const Frontier *s, Side *d, int j, double deadline, siz
     Fillable *f = &d->fillable;
     int status = fillable_start(s, f, j), waiting = d->waiting;
     unsigned long work = d->work;
-    for (size_t k = 0; status == DONE && k < cur->used; k++) {
+    size_t alone = 0, end = 0;
+    for (size_t k = claim(d, &alone, cur->used, &end); status == DONE && k < end;
+         k = k + 1 < end ? k + 1 : claim(d, &alone, cur->used, &end)) {
         Entry e = cur->entries[k];
         if (k + AHEAD < cur->used)
             __builtin_prefetch(windows_first(&f->windows, cur->entries[k + AHEAD].window << 1 | 1));
@@ -625,13 +656,12 @@ static int backward_step(const Frontier *s, Side *d, int j, double deadline, siz
             }
             pending[waiting++] = (Pending){left, tail, totals, value, e.count, o, 0};
         }
-        if (status == DONE) status = checked(s, next, &work, deadline, budget, halt);
+        if (status == DONE) status = checked(s, d, &work, deadline, budget, halt);
     }
     if (status == DONE) status = flush(s, next, pending, &waiting, j);
     d->waiting = waiting;
     d->work = work;
-    if (status == DONE && next->used > budget) status = BUDGET;
-    side_turn(d, status);
+    if (status == DONE && next_states(d) > budget) status = BUDGET;
     return status;
 }
 
@@ -668,7 +698,7 @@ enum { BUCKET_STATES = 16 };
 
 typedef struct {
     const Frontier *s;
-    const Layer *layer[2];            /* forward, backward */
+    const Layer *layer[2][2];         /* forward, backward: the layer, and a part of it another thread made or NULL */
     size_t buckets;                   /* a power of two; thread t has [t * buckets / 2, (t + 1) * buckets / 2) */
     size_t *begin[2];                 /* per layer, bucket b's run: halves[.][b's thread][begin[.][b] .. its end) */
     Half *halves[2][2];
@@ -706,26 +736,27 @@ static inline size_t bucket(const Joined *j, int side, const Entry *e) {
  * each bucket's run filled from its end so that begin[b] ends at its first state. */
 static int lay_out(Joined *j, int side, int t) {
     const Frontier *s = j->s;
-    const Layer *layer = j->layer[side];
     size_t *begin = j->begin[side], first = t * (j->buckets / 2), last = first + j->buckets / 2;
-    for (size_t k = 0; k < layer->used; k++) {
-        const Entry *e = &layer->entries[k];
-        size_t b = bucket(j, side, e);
-        if (e->count && b >= first && b < last) begin[b]++;
-    }
+    for (int part = 0; part < 2 && j->layer[side][part]; part++)
+        for (size_t k = 0; k < j->layer[side][part]->used; k++) {
+            const Entry *e = &j->layer[side][part]->entries[k];
+            size_t b = bucket(j, side, e);
+            if (e->count && b >= first && b < last) begin[b]++;
+        }
     size_t laid = 0;
     for (size_t b = first; b < last; b++) begin[b] = laid += begin[b];
     j->laid[side][t] = laid;
     Half *halves = j->halves[side][t] = malloc((laid + 1) * sizeof(Half));
     if (halves == NULL) return NO_MEMORY;
-    for (size_t k = 0; k < layer->used; k++) {
-        const Entry *e = &layer->entries[k];
-        size_t b = bucket(j, side, e);
-        if (!e->count || b < first || b >= last) continue;
-        uint64_t tail = wanted_tail(s, side, e->tail);
-        int unused;
-        halves[--begin[b]] = (Half){e->window, tail, j->by_bytes ? bytes(s, e->totals, &unused) : e->totals, e->count};
-    }
+    for (int part = 0; part < 2 && j->layer[side][part]; part++)
+        for (size_t k = 0; k < j->layer[side][part]->used; k++) {
+            const Entry *e = &j->layer[side][part]->entries[k];
+            size_t b = bucket(j, side, e);
+            if (!e->count || b < first || b >= last) continue;
+            uint64_t tail = wanted_tail(s, side, e->tail);
+            int unused;
+            halves[--begin[b]] = (Half){e->window, tail, j->by_bytes ? bytes(s, e->totals, &unused) : e->totals, e->count};
+        }
     return DONE;
 }
 
@@ -774,12 +805,14 @@ static void *join_share(void *argument) {
     return NULL;
 }
 
-/* Adds to ``total`` the tilings made of the forward and backward layers m; *extra_bytes:
- * the memory it took. */
-static int join(const Frontier *s, const Layer *forward, const Layer *backward, double deadline, int threads,
-                u128 *total, size_t *extra_bytes) {
-    Joined j = {.s = s, .layer = {forward, backward}, .buckets = 1024, .deadline = deadline};
-    while (j.buckets * BUCKET_STATES < backward->used) j.buckets *= 2;
+/* Adds to ``total`` the tilings made of the forward and backward layers m, each given as
+ * up to two parts (a state in both counts once with the sum of its counts: the join is
+ * linear in each layer's counts); *extra_bytes: the memory it took. */
+static int join(const Frontier *s, const Layer *const forward[2], const Layer *const backward[2], double deadline,
+                int threads, u128 *total, size_t *extra_bytes) {
+    Joined j = {.s = s, .layer = {{forward[0], forward[1]}, {backward[0], backward[1]}}, .buckets = 1024, .deadline = deadline};
+    size_t backward_states = backward[0]->used + (backward[1] ? backward[1]->used : 0);
+    while (j.buckets * BUCKET_STATES < backward_states) j.buckets *= 2;
     bytes(s, 0, &j.by_bytes);
     for (int g = 0; g < s->n_groups; g++)
         if (s->hi[g] && s->lo[g] == s->hi[g]) {
@@ -840,6 +873,7 @@ static int scan(Frontier *s, double deadline, size_t budget, u128 *total, int me
         double started = now();
         int stepped = back ? backward_step(s, d, high - 1, deadline, budget, &no_halt)
                            : forward_step(s, d, low, deadline, budget, &no_halt);
+        side_turn(d, stepped);
         seconds[back] += now() - started;
         states[back] += used;
         if (stepped == DONE && back) high--;
@@ -853,7 +887,8 @@ static int scan(Frontier *s, double deadline, size_t budget, u128 *total, int me
     size_t join_bytes = 0;
     layer_free(sides[0].next);
     layer_free(sides[1].next);
-    if (status == DONE) status = join(s, sides[0].cur, sides[1].cur, deadline, 1, total, &join_bytes);
+    const Layer *forward[2] = {sides[0].cur, NULL}, *backward[2] = {sides[1].cur, NULL};
+    if (status == DONE) status = join(s, forward, backward, deadline, 1, total, &join_bytes);
     s->peak_states = sides[0].peak_states > sides[1].peak_states ? sides[0].peak_states : sides[1].peak_states;
     s->peak_bytes = sides[0].peak_bytes + sides[1].peak_bytes + join_bytes;
     side_close(&sides[0]);
@@ -864,23 +899,95 @@ static int scan(Frontier *s, double deadline, size_t budget, u128 *total, int me
 /* The scan on two threads, meeting in the middle: this thread scans forward from the
  * first cell, a second thread backward from the last, each taking the next cell of its
  * end until they meet at some cell m, where the two layers m are joined.  Each side
- * works alone on its own tables; the cell they meet at is where their times balance. */
+ * works alone on its own tables; the cell they meet at is where their times balance.
+ * The steps there are the largest, and the side that takes no cell left waits for the
+ * other's last step (up to a second or more on the 9x9 boards of issue 29): it helps with
+ * it instead, expanding CHUNK states of its current layer at a time (``claims``) into a
+ * table of its own (``spare``), which the join takes as part of that side's layer m. */
 typedef struct {
     Frontier *s;
+    Side *sides[2];           /* forward, backward */
     Side backward;
     double deadline;
     size_t budget;
     pthread_mutex_t lock;
-    pthread_cond_t stepped;   /* the backward side ended a step */
+    pthread_cond_t stepped;   /* the backward side ended a step, or a helper its help */
     int stepping;             /* the backward side is in a step (it may give its cell back) */
     int low, high;            /* the cells not yet taken by either side: [low, high) */
     int meet;                 /* the cell to meet at, or -1: where the sides' times balance */
     int halt;                 /* the first failure of either side, seen by the other (atomic) */
+    int forward_over;         /* the forward side has taken its last cell and ended its step */
+    int cell[2];              /* the cell of side x's step */
+    int helpable[2];          /* side x is in a step another thread may help with */
+    int helpers[2];           /* threads helping with side x's step */
+    int helped[2];            /* how the help with side x's step ended (DONE, or why not) */
+    size_t claims[2];         /* the next state of side x's current layer to expand (atomic) */
+    Layer spare[2];           /* side x's last layer: the part its helper made */
 } Meeting;
+
+/* Helps with side x's step: the states of its current layer not yet taken, into
+ * spare[x]. */
+static void help(Meeting *h, int x) {
+    Side *owner = h->sides[x], me;
+    int status = side_open(h->s, &me);
+    me.cur = owner->cur;
+    me.next = &h->spare[x];
+    me.claims = &h->claims[x];
+    me.partner = owner->next;
+    if (status == DONE)
+        status = x ? backward_step(h->s, &me, h->cell[x], h->deadline, h->budget, &h->halt)
+                   : forward_step(h->s, &me, h->cell[x], h->deadline, h->budget, &h->halt);
+    me.next = &me.layers[1];
+    side_close(&me);
+    pthread_mutex_lock(&h->lock);
+    if (h->helped[x] == DONE) h->helped[x] = status;
+    h->helpers[x]--;
+    pthread_cond_broadcast(&h->stepped);
+    pthread_mutex_unlock(&h->lock);
+}
+
+/* With the lock held: whether side x's step is its last (it will take no other cell). */
+static int last_step(const Meeting *h, int x) {
+    if (x == 0) return h->low == h->high || h->low == h->meet;
+    return h->high == h->low || h->high == h->meet;
+}
+
+/* With the lock held: whether this thread, with no cell of its own left, should help with
+ * side x's step (its last), some of whose states are not yet taken; if so it is counted
+ * as a helper. */
+static int helps(Meeting *h, int x) {
+    int can = h->helpable[x] && last_step(h, x) &&
+              __atomic_load_n(&h->claims[x], __ATOMIC_RELAXED) < h->sides[x]->cur->used;
+    h->helpers[x] += can;
+    return can;
+}
+
+/* Side x has a cell to step over: its step may be helped with from now on. */
+static void step_starts(Meeting *h, int x, int cell) {
+    h->cell[x] = cell;
+    h->claims[x] = 0;
+    h->helped[x] = DONE;
+    h->helpable[x] = 1;
+}
+
+/* Side x's step is over on its own thread: once no helper works on it, its status (a
+ * helper's failure is the step's) and its turn. */
+static int step_ends(Meeting *h, int x, int status) {
+    Side *d = h->sides[x];
+    pthread_mutex_lock(&h->lock);
+    h->helpable[x] = 0;
+    while (h->helpers[x]) pthread_cond_wait(&h->stepped, &h->lock);
+    if (status == DONE) status = h->helped[x];
+    pthread_mutex_unlock(&h->lock);
+    if (status == DONE && d->next->used + h->spare[x].used > h->budget) status = BUDGET;
+    if (status != DONE) layer_free(&h->spare[x]);  /* a part of no whole layer */
+    side_turn(d, status);
+    return status;
+}
 
 /* The next cell for one side, or -1 once the sides have met.  The forward side waits
  * for the backward side's step to end before it takes the sides to have met, since a
- * backward side past its budget gives its cell back. */
+ * backward side past its budget gives its cell back; meanwhile it helps with that step. */
 static int take(Meeting *h, int forward) {
     pthread_mutex_lock(&h->lock);
     if (!forward) h->stepping = 0;
@@ -889,27 +996,39 @@ static int take(Meeting *h, int forward) {
         int open = h->low < h->high && (h->meet < 0 || (forward ? h->low < h->meet : h->high > h->meet));
         if (open) cell = forward ? h->low++ : --h->high;
         if (open || !forward || !h->stepping) break;
-        pthread_cond_wait(&h->stepped, &h->lock);
+        if (helps(h, 1)) {
+            pthread_mutex_unlock(&h->lock);
+            help(h, 1);
+            pthread_mutex_lock(&h->lock);
+        } else {
+            pthread_cond_wait(&h->stepped, &h->lock);
+        }
     }
-    if (!forward) {
-        h->stepping = cell >= 0;
-        pthread_cond_broadcast(&h->stepped);
-    }
+    if (cell >= 0) step_starts(h, !forward, cell);
+    if (!forward) h->stepping = cell >= 0;
+    else h->forward_over = cell < 0;
+    pthread_cond_broadcast(&h->stepped);
     pthread_mutex_unlock(&h->lock);
     return cell;
 }
 
-/* The backward side ends: with ``retreat``, cell j (its last) is given back to the
- * forward side. */
-static void backward_ends(Meeting *h, int retreat, int j) {
+/* The backward side ends (``status``): past its budget, cell j (its last) is given back
+ * to the forward side; done, it helps with the forward side's last step once that has
+ * begun (at once where the sides meet where their times balance: no cell is left). */
+static void backward_ends(Meeting *h, int status, int j) {
     pthread_mutex_lock(&h->lock);
-    if (retreat) {
+    if (status == BUDGET) {
         h->high = j + 1;
         h->meet = -1;
     }
     h->stepping = 0;
     pthread_cond_broadcast(&h->stepped);
+    while (status == DONE && !h->forward_over && !(h->helpable[0] && last_step(h, 0)) &&
+           !__atomic_load_n(&h->halt, __ATOMIC_RELAXED))
+        pthread_cond_wait(&h->stepped, &h->lock);
+    int helping = status == DONE && helps(h, 0);
     pthread_mutex_unlock(&h->lock);
+    if (helping) help(h, 0);
 }
 
 /* Records a side's failure, unless the other side's came first. */
@@ -923,30 +1042,41 @@ static void halt_both(Meeting *h, int status) {
 static void *scan_backward(void *argument) {
     Meeting *h = argument;
     int status = side_open(h->s, &h->backward), j = -1;
+    h->backward.claims = &h->claims[1];
+    h->backward.partner = &h->spare[1];
     while (status == DONE && !__atomic_load_n(&h->halt, __ATOMIC_RELAXED) && (j = take(h, 0)) >= 0)
-        status = backward_step(h->s, &h->backward, j, h->deadline, h->budget, &h->halt);
+        status = step_ends(h, 1, backward_step(h->s, &h->backward, j, h->deadline, h->budget, &h->halt));
     if (status != DONE && status != HALTED && status != BUDGET) halt_both(h, status);
     if (status == BUDGET) layer_free(h->backward.next);
-    backward_ends(h, status == BUDGET, j);
+    backward_ends(h, status, j);
     return NULL;
 }
 
 static int scan_both(Frontier *s, double deadline, size_t budget, u128 *total, int meet) {
     /* The backward side is in a step from its start to its first cell. */
     Meeting h = {.s = s, .deadline = deadline, .budget = budget, .stepping = 1, .low = 0, .high = s->n_cells, .meet = meet};
+    Side forward;
+    h.sides[0] = &forward;
+    h.sides[1] = &h.backward;
     pthread_t id;
     pthread_mutex_init(&h.lock, NULL);
     pthread_cond_init(&h.stepped, NULL);
+    int status = side_open(s, &forward);
+    forward.claims = &h.claims[0];
+    forward.partner = &h.spare[0];
     if (pthread_create(&id, NULL, scan_backward, &h)) {
         pthread_mutex_destroy(&h.lock);
         pthread_cond_destroy(&h.stepped);
+        side_close(&forward);
         return scan(s, deadline, budget, total, meet);
     }
-    Side forward;
-    int status = side_open(s, &forward);
     for (int i; status == DONE && !__atomic_load_n(&h.halt, __ATOMIC_RELAXED) && (i = take(&h, 1)) >= 0;)
-        status = forward_step(s, &forward, i, deadline, budget, &h.halt);
+        status = step_ends(&h, 0, forward_step(s, &forward, i, deadline, budget, &h.halt));
     if (status != DONE && status != HALTED) halt_both(&h, status);
+    pthread_mutex_lock(&h.lock);  /* a backward side waiting to help sees the forward side over */
+    h.forward_over = 1;
+    pthread_cond_broadcast(&h.stepped);
+    pthread_mutex_unlock(&h.lock);
     pthread_join(id, NULL);
     pthread_mutex_destroy(&h.lock);
     pthread_cond_destroy(&h.stepped);
@@ -955,9 +1085,18 @@ static int scan_both(Frontier *s, double deadline, size_t budget, u128 *total, i
     size_t join_bytes = 0;
     layer_free(forward.next);
     layer_free(h.backward.next);
-    if (status == DONE) status = join(s, forward.cur, h.backward.cur, deadline, 2, total, &join_bytes);
-    s->peak_states = forward.peak_states > h.backward.peak_states ? forward.peak_states : h.backward.peak_states;
-    s->peak_bytes = forward.peak_bytes + h.backward.peak_bytes + join_bytes;
+    const Layer *forward_m[2] = {forward.cur, h.spare[0].used ? &h.spare[0] : NULL};
+    const Layer *backward_m[2] = {h.backward.cur, h.spare[1].used ? &h.spare[1] : NULL};
+    if (status == DONE) status = join(s, forward_m, backward_m, deadline, 2, total, &join_bytes);
+    for (int x = 0; x < 2; x++) {
+        size_t peak = h.sides[x]->peak_states, last = h.sides[x]->cur->used + h.spare[x].used;
+        if (peak < last) peak = last;
+        if (peak > s->peak_states) s->peak_states = peak;
+    }
+    s->peak_bytes = forward.peak_bytes + h.backward.peak_bytes + join_bytes + layer_bytes(&h.spare[0]) +
+                    layer_bytes(&h.spare[1]);
+    layer_free(&h.spare[0]);
+    layer_free(&h.spare[1]);
     side_close(&forward);
     side_close(&h.backward);
     return status;
@@ -1015,6 +1154,7 @@ static int keep_layers(const Frontier *s, Layer *all, double deadline, size_t bu
         d.cur = &all[i];
         d.next = &all[i + 1];
         status = forward_step(s, &d, i, deadline, budget - *states, &no_halt);
+        side_turn(&d, status);
         *states += all[i + 1].used;
         if (status == DONE && *states > budget) status = BUDGET;
         if (status == DONE && all[i + 1].used < all[i + 1].room) {  /* the layer is whole: give back its spare room */

@@ -102,6 +102,21 @@ def test_two_threads_count_past_64_bits_and_stop_at_128():
             assert frontier(too_many).run(1 << 40, 0.0, threads, meet)[0] == "overflow", meet
 
 
+def test_a_side_helps_with_the_other_sides_last_step():
+    """16×16 with dominoes (OEIS A004003: 2,444,888,770,250,892,795,802,079,170,816 tilings):
+    layers of some 13,000 states, more than a thread takes at a time (``CHUNK``), so the
+    side that is done first helps with the other side's last step, into a table of its
+    own that the join takes as part of that side's layer; meeting near the middle the
+    forward side helps the backward one, meeting near the end the backward side helps the
+    forward one (both seen by a count of the states each helper added, when written)."""
+    plan = api.plan(["#" * 16] * 16, [api.piece("D", ["##"], unlimited=True)], host=HOST)
+    scan = layout(cover_problem(build_tiling(plan.pieces, plan.region)))
+    for threads in (1, 2):
+        for meet in (-1, 30, 100, 128, 156, 200, 220, 230):
+            found = frontier(scan).run(1 << 40, 0.0, threads, meet)[:2]
+            assert found == ("completed", 2_444_888_770_250_892_795_802_079_170_816), (threads, meet)
+
+
 def large_scan():
     """A scan of some hundred thousand states a layer: 9×9 less three cells, six pieces."""
     rows = ["#########"] * 9
