@@ -10,7 +10,11 @@ docs/method.md, "Copies narrowed by the area").
 For each piece, the copies it may end with are those the other pieces can complete to the
 area within their own bounds.  An unlimited piece is left unlimited: a row for it would be a
 feature the model did not have (a backend that takes cell rows only would no longer take
-it); a piece with a least number of copies and no most keeps no most (the area implies one).
+it).  A piece with a least number of copies and no most gets the most the area leaves: it
+has a row already, and a search that knows the most stops placing it there (a 46-cell
+board with L3 ×1 or more, L5 ×5 and I5 ×3–5, where the area leaves exactly two L3:
+dancing links took 12,578 nodes and 1.9 ms, Knuth's dlx3 1,079 nodes; with L3 ×2, 273
+nodes and 0.17 ms).
 """
 
 from __future__ import annotations
@@ -51,7 +55,7 @@ def narrowed_by_area(areas: Sequence[int], bounds: Sequence[Bounds], area: int) 
         if least is None:
             return bounds
         greatest = next(copies for copies in reversed(fits) if _holds(sums, area - copies * size))
-        narrowed.append((least, None if high is None else greatest))
+        narrowed.append((least, greatest))
     return tuple(narrowed)
 
 

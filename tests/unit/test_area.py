@@ -55,11 +55,12 @@ def test_unlimited_pieces_and_pieces_used_once_enter_the_sum():
     # Without the unlimited dominoes: 3·c + 4 = 10, so c = 2.
     assert narrowed_by_area([3, 4], [(0, 3), (1, 1)], 10) == ((2, 2), (1, 1))
     # An unlimited piece stays unlimited (no row), even with no room; one with a least
-    # number of copies and no most keeps no most.
+    # number of copies and no most gets the most the area leaves.
     assert narrowed_by_area([3, 2], [(3, 3), (0, None)], 9) == ((3, 3), (0, None))
-    assert narrowed_by_area([3, 2], [(1, None), (1, None)], 9) == ((1, None), (3, None))  # 3 + 2·3
-    assert narrowed_by_area([3, 2], [(1, None), (1, 4)], 9) == ((1, None), (3, 3))
-    assert narrowed_by_area([3, 2], [(3, None), (0, 4)], 9) == ((3, None), (0, 0))
+    assert narrowed_by_area([3, 2], [(1, None), (1, None)], 9) == ((1, 1), (3, 3))  # 3 + 2·3 only
+    assert narrowed_by_area([3, 2], [(1, None), (1, 4)], 9) == ((1, 1), (3, 3))
+    assert narrowed_by_area([3, 2], [(3, None), (0, 4)], 9) == ((3, 3), (0, 0))
+    assert narrowed_by_area([3, 2], [(1, None), (0, 3)], 12) == ((2, 4), (0, 3))  # 3·c + 2·k = 12
     # No choice fills the area: left as declared (the area check and the solvers say so).
     assert narrowed_by_area([2, 4], [(0, 3), (1, 2)], 9) == ((0, 3), (1, 2))
 
