@@ -11,6 +11,7 @@ import multiprocessing
 import multiprocessing.context
 import os
 import sys
+from multiprocessing import forkserver
 from pathlib import Path
 
 from polytile_core import hookimpl
@@ -109,7 +110,7 @@ class _PartsPool(concurrent.futures.ProcessPoolExecutor):
     def __init__(self, jobs: int):
         context = _WorkerContext()
         # Read only when the forkserver starts: the first pool of the process starts it.
-        context.set_forkserver_preload(["polytile_core.host.forkserver_preload"])
+        context.set_forkserver_preload(_preload_with_ours())
         self._parts_stop = context.RawValue(ctypes.c_bool, False)
         super().__init__(
             max_workers=jobs,
@@ -120,6 +121,19 @@ class _PartsPool(concurrent.futures.ProcessPoolExecutor):
 
     def stop_parts(self) -> None:
         self._parts_stop.value = True
+
+
+PRELOAD = "polytile_core.host.forkserver_preload"
+
+
+def _preload_with_ours() -> list[str]:
+    """The modules the process's forkserver would preload (Python's default,
+    ``__main__``, or an embedding program's own, from ``set_forkserver_preload``), and
+    ours: setting the list replaces it.  Python keeps it in the forkserver singleton;
+    where it does not, none are known."""
+    modules = getattr(forkserver._forkserver, "_preload_modules", None)
+    known = [name for name in modules if isinstance(name, str)] if isinstance(modules, list) else []
+    return known if PRELOAD in known else [*known, PRELOAD]
 
 
 def unguarded_main_script() -> str | None:

@@ -362,6 +362,32 @@ def test_polytile_s_workers_ignore_sigterm_and_another_pool_s_workers_do_not(tmp
     assert done.stdout.split() == ["True", "True"]
 
 
+EMBEDDED_PRELOAD = """
+import multiprocessing, signal, sys
+from polytile_core.host.builtin import _process_pool
+
+def state():
+    return "embedded" in sys.modules, signal.getsignal(signal.SIGTERM) == signal.SIG_IGN
+
+if __name__ == "__main__":
+    multiprocessing.set_forkserver_preload(["embedded"])  # the embedding program's own
+    with _process_pool(1) as ours:
+        print(*ours.submit(state).result())
+"""
+
+
+def test_an_embedding_program_s_forkserver_preload_is_kept(tmp_path):
+    """A program that embeds polytile may have named modules for the forkserver to
+    preload; polytile's pool adds its own to that list (it replaced the list, and the
+    program's workers came up without its modules)."""
+    (tmp_path / "embedded.py").write_text("LOADED = True\n")
+    script = tmp_path / "embedding.py"
+    script.write_text(EMBEDDED_PRELOAD)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["True", "True"]
+
+
 LOST_MID_SEND = """
 import os, signal, sys, threading, time
 from pathlib import Path
