@@ -13,7 +13,7 @@ import os
 import random
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from polytile_core.plugin import (
@@ -47,6 +47,11 @@ DEFAULT_BUDGET = 60.0  # seconds for the fence finder when [solve] sets no time_
 BOUND_SHARE = 1 / 3  # of the finder's time, for the relaxed bound after the search
 MARGIN = 0.05  # of the time budget, kept for reporting
 SAVE_EVERY = 30.0  # seconds between checkpoints while better fences keep coming
+MORE_SEARCH = 1.0  # seconds left after the bound worth searching again (several orders of the hexominoes)
+# Tallied rounds in a row that lower nothing before the bound gives its time back to the
+# search (the pentominoes' proof of 128 has runs of more than 5; the hexominoes' tallied
+# rounds after the first only rise).
+BOUND_PATIENCE = 10
 
 
 class FenceBackend:
@@ -139,6 +144,7 @@ class FenceFinder:
         self.best_plane: Fenced | None = self.saved.fence if self.saved else None
         self.best_order = self.saved.order if self.saved else None
         self.last_save = time.perf_counter()
+        self.evaluations, self.search_seconds = 0, 0.0  # the finder's work over the run
         if self.best_plane is not None:
             self.best = board.place(self.best_plane)
 
@@ -151,15 +157,7 @@ class FenceFinder:
         report_progress(stage="looking for fences (fence finder)")
         if self.best is not None:
             report_progress(best=len(self.best.pocket))
-        found = anneal(
-            self.search,
-            seed=self.seed,
-            time_limit=max(self.left() * (1 - share), 0.0),
-            start=self.saved.order if self.saved else None,
-            stop=self.stop,
-            on_better=self.better,
-        )
-        self.save(found)
+        found = self.look(self.left() * (1 - share), self.saved.order if self.saved else None)
         if self.best is not None:  # its variables now: the model takes none after the run's deadline
             on_solution(self.board.variables(self.best))
         bound = None
@@ -173,16 +171,23 @@ class FenceFinder:
                 rounds=self.problem.bound_rounds,
                 time_limit=max(self.left(), 1e-3),
                 threads=self.threads,
+                patience=BOUND_PATIENCE,
             )
+            if (bound is None or bound.bound > target) and self.left() >= MORE_SEARCH and not self.stop.is_set():
+                # The bound stopped early (its rounds no longer lowered it): the time left is the search's.
+                report_progress(stage="looking for fences again (fence finder)")
+                self.look(self.left(), self.best_order or found.order)
+                if self.best is not None and len(self.best.pocket) > target:
+                    on_solution(self.board.variables(self.best))
         best = len(self.best.pocket) if self.best else None
         details = {
             "method": "fence finder (docs/enclosure.md): simulated annealing over the cyclic order of the pieces "
             "around the pocket, each order's best fence by a dynamic program over its boundary; finds fences, "
             "proves nothing",
             "seed": self.seed,
-            "orders evaluated": found.evaluations,
+            "orders evaluated": self.evaluations,
             "time budget": self.budget_said,
-            "search seconds": round(found.seconds, 2),
+            "search seconds": round(self.search_seconds, 2),
             "bound proof": f"relaxed dynamic program (bound.py), {bound.rounds} rounds in {bound.seconds:.1f} s, "
             f"the last with {bound.groups} group{'s' if bound.groups > 1 else ''} of piece types"
             if bound
@@ -203,6 +208,22 @@ class FenceFinder:
         found_kind = Found.FEASIBLE if best is not None else Found.NONE
         return BackendResult(termination, found_kind, "stopped", None, objective=best, bound=upper, details=details)
 
+    def look(self, seconds: float, start: Sequence[int] | None) -> Finding:
+        """The fence finder for ``seconds`` from ``start`` (a random order if None); what it
+        finds is kept and saved as it comes, and its work added to the run's."""
+        found = anneal(
+            self.search,
+            seed=self.seed,
+            time_limit=max(seconds, 0.0),
+            start=start,
+            stop=self.stop,
+            on_better=self.better,
+        )
+        self.evaluations += found.evaluations
+        self.search_seconds += found.seconds
+        self.save()
+        return found
+
     def better(self, found: Finding) -> None:
         """A better fence than the run had: keep it (if it fits the board), say so, save it now and then."""
         if found.fence is None or (
@@ -217,15 +238,17 @@ class FenceFinder:
         if time.perf_counter() - self.last_save >= SAVE_EVERY:
             self.save(found)
 
-    def save(self, found: Finding) -> None:
+    def save(self, looking: Finding | None = None) -> None:
+        """Write the checkpoint: the best order and fence, and this run's work so far
+        (``looking``: the search under way, whose work is not yet added)."""
         if self.path is None or self.best_order is None:
             return
         runs = (
             *(self.saved.runs if self.saved else ()),
             {
                 "seed": self.seed,
-                "orders evaluated": found.evaluations,
-                "seconds": round(found.seconds, 1),
+                "orders evaluated": self.evaluations + (looking.evaluations if looking else 0),
+                "seconds": round(self.search_seconds + (looking.seconds if looking else 0.0), 1),
                 "best": len(self.best_plane.pocket) if self.best_plane else 0,
             },
         )

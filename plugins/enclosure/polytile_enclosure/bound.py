@@ -107,6 +107,7 @@ def relaxed_bound(
     prove: int | None = None,
     on_round: Callable[[int, float, int], None] | None = None,
     step: float = 2.0,
+    patience: int | None = None,
 ) -> RelaxedBound | None:
     """The least bound over ``rounds`` subgradient steps (Polyak's step towards ``target``,
     a fence's size known or hoped for: it only sets the step length, with a factor
@@ -116,7 +117,8 @@ def relaxed_bound(
     of each group (one group by default); ``prove``: stop with the bound ``prove`` as
     soon as a round shows that no cycle reaches ``prove + 1``; ``step``: the step's
     first factor (from the pentominoes' 130, 2 proves 128 with 3 groups in 26 tallied
-    rounds, 1 in 55, 0.5 not in 100); ``on_round(round, bound, live
+    rounds, 1 in 55, 0.5 not in 100); ``patience``: stop after that many rounds in a row
+    that lower nothing; ``on_round(round, bound, live
     states)`` after each round; ``threads`` for the C dynamic program."""
     started = time.perf_counter()
     makers, reach = _moves(pieces, neighbours)
@@ -140,7 +142,7 @@ def relaxed_bound(
     starts = [0] if rotations_closed else [0, 1, 2, 3]
     prices = list(prices) if prices is not None else [0.0] * len(pieces)
     best, best_prices, done = math.inf, tuple(prices), 0
-    factor, stalled = step, 0  # the step's factor, halved after STALL rounds that bring nothing
+    factor, stalled, idle = step, 0, 0  # the step's factor, halved after STALL rounds that bring nothing
     while done < rounds:
         moves, move_start = _priced(makers, prices, group)
         penalties = array.array("d", prices).tobytes()
@@ -169,11 +171,13 @@ def relaxed_bound(
             best, best_prices = prove, tuple(prices)
             break
         if bound < best:
-            best, best_prices, stalled = bound, tuple(prices), 0
+            best, best_prices, stalled, idle = bound, tuple(prices), 0, 0
         else:
-            stalled += 1
+            stalled, idle = stalled + 1, idle + 1
             if stalled == STALL:
                 factor, stalled = factor / 2, 0
+            if idle == patience:
+                break
         slope = [u - c for u, c in zip(uses, copies, strict=True)]
         norm = sum(g * g for g in slope)
         if norm == 0 or best < target + 1:
@@ -219,12 +223,14 @@ def grouped_bound(
     time_limit: float | None = None,
     threads: int = 2,
     on_round: Callable[[int, float, int], None] | None = None,
+    patience: int | None = None,
 ) -> RelaxedBound | None:
     """A bound aimed at proving that no fence beats ``prove`` (a fence found): first
     ``rounds`` plain rounds (one group), then, unless they prove it, the types split
     into ``groups`` groups by their prices (the dearest together: the types a relaxed
     cycle repeats) and ``rounds`` tallied rounds from those prices, within the time
-    left.  ``dearest`` (sizes, e.g. ``(2, 2, 2, 2)``): split instead the dearest types
+    left (``patience``: they stop after that many in a row that lower nothing).
+    ``dearest`` (sizes, e.g. ``(2, 2, 2, 2)``): split instead the dearest types
     into groups of those sizes, dearest first, and the others into one group.  The
     least bound of the two; None if the first plain round did not finish."""
     ends = list(itertools.accumulate(dearest))
@@ -257,6 +263,7 @@ def grouped_bound(
         threads=threads,
         prove=prove,
         on_round=on_round,
+        patience=patience,
     )
     seconds = time.perf_counter() - started
     if tallied is None or tallied.bound >= plain.bound:

@@ -72,10 +72,10 @@ class EncloseOptions:
         ),
     )
     bound_rounds: int = attrs.field(
-        default=40,
+        default=150,
         metadata=doc(
-            "fence finder: rounds of the relaxed upper bound (bound.py) after the search, within the time limit; "
-            "0: no bound"
+            "fence finder: rounds of the relaxed upper bound (bound.py) after the search, within the time limit "
+            "(plain rounds, then tallied ones while they lower it; the search gets the time left); 0: no bound"
         ),
     )
     symmetry_breaking: bool = attrs.field(

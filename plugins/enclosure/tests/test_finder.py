@@ -228,3 +228,16 @@ def test_the_finder_route_proves_the_pentominoes_128_with_the_tallied_bound(solv
     assert "fence finder" in result.details["method"]
     assert result.objective == 128 and result.bound == 128 and result.found == Found.OPTIMAL
     assert "group" in result.details["bound proof"]
+
+
+def test_the_search_gets_the_time_the_bound_leaves(solve, monkeypatch):
+    # The finder route on the tetrominoes (no memory for the subset tables): two plain
+    # rounds of the bound take milliseconds and do not prove the fence (10 > 9), so the
+    # search goes on for the rest of the time instead of the run ending at two thirds.
+    from polytile_enclosure import fence as fence_module
+
+    monkeypatch.setattr(fence_module, "table_limit", lambda: 0.0)
+    body = '[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nbound_rounds = 2\n[solve]\ntime_limit = 6\n'
+    result = solve(body)
+    assert "fence finder" in result.details["method"] and result.bound > result.objective
+    assert result.details["search seconds"] > 0.8 * 6, result.details
