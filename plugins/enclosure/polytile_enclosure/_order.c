@@ -25,7 +25,37 @@
 #include "_shared.h"
 
 #define NEG INT32_MIN
+#define NO_WAY (-1e300)
 enum { MOVE_INTS = 5, VISIT_INTS = 8 };
+
+/* One layer: the states (direction, x, y) with |x| + |y| <= limit, stored as four
+ * diamonds; row[i] is where column x = i - limit starts in a diamond. */
+typedef struct {
+    int limit;
+    long size, base, *row;
+} Layer;
+
+static inline long slot_of(const Layer *layer, int d, int x, int y) {
+    return layer->base + d * layer->size + layer->row[x + layer->limit] + y + layer->limit - absolute(x);
+}
+
+static inline int inside(const Layer *layer, int x, int y) { return absolute(x) + absolute(y) <= layer->limit; }
+
+/* Lay a layer of the given limit out after ``*total`` values; 0 if out of memory. */
+static int lay_out(Layer *layer, int limit, long *total) {
+    layer->limit = limit;
+    layer->row = malloc(sizeof(long) * (2 * limit + 1));
+    if (!layer->row) return 0;
+    long size = 0;
+    for (int x = -limit; x <= limit; x++) {
+        layer->row[x + limit] = size;
+        size += 2 * (limit - absolute(x)) + 1;
+    }
+    layer->size = size;
+    layer->base = *total;
+    *total += 4 * size;
+    return 1;
+}
 
 typedef struct {
     PyObject_HEAD
@@ -34,13 +64,26 @@ typedef struct {
     int *visits, *visit_start;   /* d_in, d_out, dx, dy, area2, shape, ox, oy; by type*4 + d_out */
     int *reach;                  /* per type: the farthest one move goes */
     int *cell_start, *cells;     /* shape -> its cells */
+    /* The way back (optional, see Orders_rest): rest[k] bounds the doubled value a curve
+     * can still add from a state with k pieces left, at prices ``price2`` per type. */
+    int rest_n;
+    Layer *rest;
+    double *rest_value, *price2;
     volatile int cancelled;
 } Orders;
+
+static void free_rest(Orders *self) {
+    if (self->rest)
+        for (int k = 0; k <= self->rest_n; k++) free(self->rest[k].row);
+    free(self->rest); free(self->rest_value); free(self->price2);
+    self->rest = NULL; self->rest_value = NULL; self->price2 = NULL; self->rest_n = 0;
+}
 
 
 static void Orders_dealloc(Orders *self) {
     free(self->moves); free(self->move_start); free(self->visits); free(self->visit_start);
     free(self->reach); free(self->cell_start); free(self->cells);
+    free_rest(self);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -63,18 +106,6 @@ static int Orders_init(Orders *self, PyObject *args, PyObject *kwds) {
 
 
 
-/* One layer: the states (direction, x, y) with |x| + |y| <= limit, stored as four
- * diamonds; row[i] is where column x = i - limit starts in a diamond. */
-typedef struct {
-    int limit;
-    long size, base, *row;
-} Layer;
-
-static inline long slot_of(const Layer *layer, int d, int x, int y) {
-    return layer->base + d * layer->size + layer->row[x + layer->limit] + y + layer->limit - absolute(x);
-}
-
-static inline int inside(const Layer *layer, int x, int y) { return absolute(x) + absolute(y) <= layer->limit; }
 
 typedef struct {
     Orders *self;
@@ -88,6 +119,7 @@ typedef struct {
     int *path, depth;            /* per depth: order position, visit, x, y */
     int *fence, *grid, *stack;   /* the flood fill's buffers */
     int best, *best_path, best_depth, *best_pocket;
+    double floor, *offset;       /* with the way back: drop states that cannot reach floor */
 } Search;
 
 /* The k-th largest of values[0 .. count - 1] (k from 1), reordering them (quickselect). */
@@ -112,6 +144,26 @@ static int32_t kth_largest(int32_t *values, long count, long k) {
 }
 
 static void keep_best(Search *s, const Layer *here, int beam, int32_t *scratch);
+
+/* Drop the states of layer c from which no cycle reaches ``floor``: a state's value, plus
+ * the most the pieces left could add (the way back, for any pieces), plus the prices
+ * those pieces would pay back, falls short of it. */
+static void prune(Search *s, int c) {
+    Orders *self = s->self;
+    const Layer *here = &s->layers[c], *back = &self->rest[s->n - c];
+    double need = s->floor - s->offset[c] - 1e-6;
+    int limit = here->limit;
+    for (int d = 0; d < 4; d++)
+        for (int x = -limit; x <= limit; x++) {
+            int span = limit - absolute(x);
+            for (int y = -span; y <= span; y++) {
+                int32_t *v = s->value + slot_of(here, d, x, y);
+                if (*v == NEG) continue;
+                double more = inside(back, x, y) ? self->rest_value[slot_of(back, d, x, y)] : NO_WAY;
+                if (*v + more < need) *v = NEG;
+            }
+        }
+}
 
 /* Fill layer c from layer c - 1; with a beam, keep its best ``beam`` states.  0 if stopped. */
 static int fill(Search *s, int c, int beam, int32_t *scratch) {
@@ -144,6 +196,7 @@ static int fill(Search *s, int c, int beam, int32_t *scratch) {
         }
         if (self->cancelled || (s->deadline > 0 && now() > s->deadline)) return 0;
     }
+    if (s->offset) prune(s, c);
     if (beam > 0) keep_best(s, here, beam, scratch);
     return 1;
 }
@@ -259,15 +312,22 @@ static PyObject *Orders_best(Orders *self, PyObject *args) {
     PyObject *order_bytes;
     int start, skip, beam, levels;
     long node_limit;
-    double seconds;
-    if (!PyArg_ParseTuple(args, "Oiiiild", &order_bytes, &start, &skip, &beam, &levels, &node_limit, &seconds))
+    double seconds, floor = NO_WAY;
+    if (!PyArg_ParseTuple(args, "Oiiiild|d", &order_bytes, &start, &skip, &beam, &levels, &node_limit, &seconds,
+                          &floor))
         return NULL;
     Py_ssize_t n;
     Search s = {0};
-    s.self = self; s.start = start; s.skip = skip; s.node_limit = node_limit;
+    s.self = self; s.start = start; s.skip = skip; s.node_limit = node_limit; s.floor = floor;
     s.order = copy_ints(order_bytes, &n);
     if (!s.order) return NULL;
     s.n = (int)n;
+    if (floor > NO_WAY && self->rest && self->rest_n == s.n) {
+        s.offset = malloc(sizeof(double) * (n + 1));
+        if (!s.offset) { free(s.order); return PyErr_NoMemory(); }
+        s.offset[n] = 0;
+        for (int c = (int)n - 1; c >= 0; c--) s.offset[c] = s.offset[c + 1] + self->price2[s.order[c]];
+    }
     s.layers = calloc(n + 1, sizeof(Layer));
     int *reach_before = malloc(sizeof(int) * (n + 1)), *reach_after = malloc(sizeof(int) * (n + 1));
     if (!s.layers || !reach_before || !reach_after) goto no_memory;
@@ -277,20 +337,9 @@ static PyObject *Orders_best(Orders *self, PyObject *args) {
     for (int c = (int)n - 1; c >= 0; c--) reach_after[c] = reach_after[c + 1] + self->reach[s.order[c]];
     long total = 0, widest = 1;
     for (int c = 0; c <= n; c++) {
-        Layer *layer = &s.layers[c];
         int limit = reach_before[c] < reach_after[c] ? reach_before[c] : reach_after[c];
-        layer->limit = limit < self->radius ? limit : self->radius;
-        layer->row = malloc(sizeof(long) * (2 * layer->limit + 1));
-        if (!layer->row) goto no_memory;
-        long size = 0;
-        for (int x = -layer->limit; x <= layer->limit; x++) {
-            layer->row[x + layer->limit] = size;
-            size += 2 * (layer->limit - absolute(x)) + 1;
-        }
-        layer->size = size;
-        layer->base = total;
-        total += 4 * size;
-        if (4 * size > widest) widest = 4 * size;
+        if (!lay_out(&s.layers[c], limit < self->radius ? limit : self->radius, &total)) goto no_memory;
+        if (4 * s.layers[c].size > widest) widest = 4 * s.layers[c].size;
     }
     int cell_width = 2 * self->cell_radius + 1;
     s.value = malloc(sizeof(int32_t) * total);
@@ -339,14 +388,83 @@ static PyObject *Orders_best(Orders *self, PyObject *args) {
     }
     for (int c = 0; c <= n; c++) free(s.layers[c].row);
     free(s.layers); free(reach_before); free(reach_after); free(s.order); free(s.value); free(s.occupied);
-    free(s.path); free(s.best_path); free(s.fence); free(s.grid); free(s.stack);
+    free(s.path); free(s.best_path); free(s.fence); free(s.grid); free(s.stack); free(s.offset);
     return out;
 no_memory:
     if (s.layers)
         for (int c = 0; c <= n; c++) free(s.layers[c].row);
     free(s.layers); free(reach_before); free(reach_after); free(s.order); free(s.value); free(s.occupied);
-    free(s.path); free(s.best_path); free(s.fence); free(s.grid); free(s.stack);
+    free(s.path); free(s.best_path); free(s.fence); free(s.grid); free(s.stack); free(s.offset);
     return PyErr_NoMemory();
+}
+
+/* rest(moves, gains, move_start, limits, prices2, starts) -> the most a cycle of n pieces
+ * can reach at these prices (before they are paid back).  It sets the way back: rest[k] holds,
+ * per state, the most a curve of at most k more moves can add before it closes at (0, 0)
+ * in one of the ``starts`` directions (a bit mask), each move any of ``moves`` (int32
+ * rows d_in, d_out, dx, dy grouped by d_in, from ``move_start``) with its doubled area
+ * less its type's doubled price (``gains``, doubles), within ``limits[k]`` of the
+ * origin; ``prices2``, each type's doubled price, is paid back per piece left. */
+static PyObject *Orders_rest(Orders *self, PyObject *args) {
+    PyObject *b[5];
+    int starts;
+    if (!PyArg_ParseTuple(args, "OOOOOi", &b[0], &b[1], &b[2], &b[3], &b[4], &starts)) return NULL;
+    Py_ssize_t counts[5];
+    int *raw[5] = {0};
+    for (int k = 0; k < 5; k++)
+        if (!(raw[k] = copy_ints(b[k], &counts[k]))) {
+            for (int j = 0; j < k; j++) free(raw[j]);
+            return NULL;
+        }
+    int *moves = raw[0], *move_start = raw[2], *limits = raw[3], n = (int)counts[3] - 1;
+    double *gains = (double *)raw[1];
+    free_rest(self);
+    long total = 0;
+    self->rest = calloc(n + 1, sizeof(Layer));
+    int laid = self->rest != NULL;
+    for (int k = 0; k <= n && laid; k++) laid = lay_out(&self->rest[k], limits[k], &total);
+    if (laid) self->rest_value = malloc(sizeof(double) * (total > 0 ? total : 1));
+    if (!laid || !self->rest_value) {
+        self->rest_n = n;
+        free_rest(self);
+        free(moves); free(gains); free(move_start); free(limits); free(raw[4]);
+        return PyErr_NoMemory();
+    }
+    self->rest_n = n;
+    self->price2 = (double *)raw[4];
+    double *value = self->rest_value;
+    Py_BEGIN_ALLOW_THREADS
+    for (long k = 0; k < 4 * self->rest[0].size; k++) value[k] = NO_WAY;
+    for (int d = 0; d < 4; d++)
+        if (starts & (1 << d)) value[slot_of(&self->rest[0], d, 0, 0)] = 0;
+    for (int k = 1; k <= n; k++) {
+        const Layer *after = &self->rest[k - 1], *here = &self->rest[k];
+        int limit = here->limit;
+        for (int d = 0; d < 4; d++)
+            for (int x = -limit; x <= limit; x++) {
+                int span = limit - absolute(x);
+                for (int y = -span; y <= span; y++) {
+                    double best = inside(after, x, y) ? value[slot_of(after, d, x, y)] : NO_WAY;
+                    for (int m = move_start[d]; m < move_start[d + 1]; m++) {
+                        const int *mv = moves + 4 * m;
+                        int nx = x + mv[2], ny = y + mv[3];
+                        if (!inside(after, nx, ny)) continue;
+                        double then = value[slot_of(after, mv[1], nx, ny)];
+                        if (then == NO_WAY) continue;
+                        double gain = gains[m] + x * mv[3] - y * mv[2] + then;
+                        if (gain > best) best = gain;
+                    }
+                    value[slot_of(here, d, x, y)] = best;
+                }
+            }
+    }
+    Py_END_ALLOW_THREADS
+    free(moves); free(gains); free(move_start); free(limits);
+    double most = NO_WAY;  /* what any order's cycle can reach, before the prices are paid back */
+    for (int d = 0; d < 4; d++)
+        if ((starts & (1 << d)) && inside(&self->rest[n], 0, 0) && value[slot_of(&self->rest[n], d, 0, 0)] > most)
+            most = value[slot_of(&self->rest[n], d, 0, 0)];
+    return PyFloat_FromDouble(most);
 }
 
 static PyObject *Orders_cancel(Orders *self, PyObject *unused) {
@@ -356,9 +474,13 @@ static PyObject *Orders_cancel(Orders *self, PyObject *unused) {
 
 static PyMethodDef Orders_methods[] = {
     {"best", (PyCFunction)Orders_best, METH_VARARGS,
-     "best(order, start, skip, beam, levels, nodes, seconds) -> (best closing doubled value or -1, largest pocket "
+     "best(order, start, skip, beam, levels, nodes, seconds[, floor]) -> (best closing doubled value or -1, largest pocket "
      "of a non-overlapping cycle found or 0, its cycle as (order position, visit, x, y), nodes walked, last level "
      "walked (doubled)), or None if out of time or cancelled"},
+    {"rest", (PyCFunction)Orders_rest, METH_VARARGS,
+     "rest(moves, gains, move_start, limits, prices2, starts) -> the most a cycle reaches before its prices are "
+     "paid back; sets the way back, by which best(..., floor) drops "
+     "the states from which no cycle reaches floor (see the C source)"},
     {"cancel", (PyCFunction)Orders_cancel, METH_NOARGS, "ask running searches to stop soon (any thread)"},
     {NULL, NULL, 0, NULL},
 };

@@ -31,7 +31,7 @@ from polytile_core.plugin import (
     report_progress,
 )
 from polytile_enclosure import checkpoint
-from polytile_enclosure.bound import grouped_bound
+from polytile_enclosure.bound import RelaxedBound, grouped_bound, relaxed_bound
 from polytile_enclosure.check import enclosed_pockets
 from polytile_enclosure.fence import BoundarySearch, Fenced, Placements, TooManyPieces, canonical
 from polytile_enclosure.finder import FinderSettings, Finding, OrderSearch, anneal
@@ -44,10 +44,15 @@ PROOF = {
     "every better level refuted by the backward walk",
 }
 DEFAULT_BUDGET = 60.0  # seconds for the fence finder when [solve] sets no time_limit
-BOUND_SHARE = 1 / 3  # of the finder's time, for the relaxed bound after the search
+# Of the finder's time, at most, for the bound's plain rounds before the search; half as
+# much is kept for the tallied rounds after it.
+BOUND_SHARE = 1 / 3
+# The plain rounds' Polyak step aims at this share of a fence's size: on the 35 hexominoes
+# 150 rounds aimed at 1,597 end at 1,641, at 1,450 or 1,400 (0.91, 0.88) at 1,617 and 1,615.
+AIM = 0.9
 MARGIN = 0.05  # of the time budget, kept for reporting
 SAVE_EVERY = 30.0  # seconds between checkpoints while better fences keep coming
-MORE_SEARCH = 1.0  # seconds left after the bound worth searching again (several orders of the hexominoes)
+MORE_SEARCH = 0.25  # seconds left after the bound worth searching again (dozens of orders of the hexominoes)
 # Tallied rounds in a row that lower nothing before the bound gives its time back to the
 # search (the pentominoes' proof of 128 has runs of more than 5; the hexominoes' tallied
 # rounds after the first only rise).
@@ -118,9 +123,10 @@ class FenceBackend:
 
 
 class FenceFinder:
-    """The route for sets too large for the proof: the fence finder (``finder.py``) looks
-    for fences, then the relaxed bound (``bound.py``) bounds them; never "optimal" unless
-    the two meet."""
+    """The route for sets too large for the proof: the relaxed bound's plain rounds
+    (``bound.py``) give prices, the fence finder (``finder.py``), aimed with them, looks
+    for fences, the bound's tallied rounds try to prove the best, and the search goes on
+    in the time they leave; never "optimal" unless the fence and the bound meet."""
 
     def __init__(self, problem: EnclosureProblem, board: BoardFit, settings: SolveSettings, stop: threading.Event):
         self.started = time.perf_counter()
@@ -154,16 +160,22 @@ class FenceFinder:
 
     def run(self, on_solution: OnSolution) -> BackendResult:
         share = BOUND_SHARE if self.problem.bound_rounds else 0.0
+        start = (
+            self.saved.order
+            if self.saved
+            else random.Random(self.seed).sample(range(len(self.search.items)), len(self.search.items))
+        )
+        plain = self.prices(start, self.left() * share) if share else None
         report_progress(stage="looking for fences (fence finder)")
         if self.best is not None:
             report_progress(best=len(self.best.pocket))
-        found = self.look(self.left() * (1 - share), self.saved.order if self.saved else None)
+        found = self.look(self.left() - self.budget * (1 - MARGIN) * share / 2, start)
         if self.best is not None:  # its variables now: the model takes none after the run's deadline
             on_solution(self.board.variables(self.best))
-        bound = None
-        if share and not self.stop.is_set():
-            report_progress(stage="computing the bound (relaxed dynamic program)")
-            target = len(self.best.pocket) if self.best else 0
+        bound = plain
+        target = len(self.best.pocket) if self.best else 0
+        if plain is not None and plain.bound > target and not self.stop.is_set():
+            report_progress(stage="computing the bound (relaxed dynamic program, tallied rounds)")
             bound = grouped_bound(
                 self.pieces,
                 self.problem.neighbours,
@@ -172,18 +184,20 @@ class FenceFinder:
                 time_limit=max(self.left(), 1e-3),
                 threads=self.threads,
                 patience=BOUND_PATIENCE,
+                plain=plain,
             )
-            if (bound is None or bound.bound > target) and self.left() >= MORE_SEARCH and not self.stop.is_set():
-                # The bound stopped early (its rounds no longer lowered it): the time left is the search's.
-                report_progress(stage="looking for fences again (fence finder)")
-                self.look(self.left(), self.best_order or found.order)
-                if self.best is not None and len(self.best.pocket) > target:
-                    on_solution(self.board.variables(self.best))
+        if (bound is None or bound.bound > target) and self.left() >= MORE_SEARCH and not self.stop.is_set():
+            # The bound stopped early (its rounds no longer lowered it): the time left is the search's.
+            report_progress(stage="looking for fences again (fence finder)")
+            self.look(self.left(), self.best_order or found.order)
+            if self.best is not None and len(self.best.pocket) > target:
+                on_solution(self.board.variables(self.best))
         best = len(self.best.pocket) if self.best else None
         details = {
             "method": "fence finder (docs/enclosure.md): simulated annealing over the cyclic order of the pieces "
-            "around the pocket, each order's best fence by a dynamic program over its boundary; finds fences, "
-            "proves nothing",
+            "around the pocket, each order's best fence by a dynamic program over its boundary"
+            + (" (skipping, with the bound's prices, what cannot beat the order held)" if self.search.aimed else "")
+            + "; finds fences, proves nothing",
             "seed": self.seed,
             "orders evaluated": self.evaluations,
             "time budget": self.budget_said,
@@ -207,6 +221,26 @@ class FenceFinder:
         termination = Termination.INTERRUPTED if self.stop.is_set() else Termination.TIME_LIMIT
         found_kind = Found.FEASIBLE if best is not None else Found.NONE
         return BackendResult(termination, found_kind, "stopped", None, objective=best, bound=upper, details=details)
+
+    def prices(self, start: Sequence[int], seconds: float) -> RelaxedBound | None:
+        """The relaxed bound's plain rounds, before the search: their bound, and their
+        prices, with which the search drops what cannot beat the order it holds
+        (``OrderSearch.aim``).  Polyak's step aims at ``AIM`` times the start order's
+        fence (or the checkpoint's): aimed at the fence itself the steps are too short."""
+        report_progress(stage="computing prices (relaxed dynamic program, plain rounds)")
+        first = self.search.evaluate(start, max(seconds, 1e-3))
+        known = max(first.pocket if first else 0, len(self.best_plane.pocket) if self.best_plane else 0)
+        plain = relaxed_bound(
+            self.pieces,
+            self.problem.neighbours,
+            target=AIM * known,
+            rounds=self.problem.bound_rounds,
+            time_limit=max(seconds, 1e-3),
+            threads=self.threads,
+        )
+        if plain is not None:
+            self.search.aim(plain.prices)
+        return plain
 
     def look(self, seconds: float, start: Sequence[int] | None) -> Finding:
         """The fence finder for ``seconds`` from ``start`` (a random order if None); what it

@@ -224,9 +224,11 @@ def grouped_bound(
     threads: int = 2,
     on_round: Callable[[int, float, int], None] | None = None,
     patience: int | None = None,
+    plain: RelaxedBound | None = None,
 ) -> RelaxedBound | None:
     """A bound aimed at proving that no fence beats ``prove`` (a fence found): first
-    ``rounds`` plain rounds (one group), then, unless they prove it, the types split
+    ``rounds`` plain rounds (one group; ``plain``: their result if they were run
+    already, as the fence finder's route does), then, unless they prove it, the types split
     into ``groups`` groups by their prices (the dearest together: the types a relaxed
     cycle repeats) and ``rounds`` tallied rounds from those prices, within the time
     left (``patience``: they stop after that many in a row that lower nothing).
@@ -237,9 +239,11 @@ def grouped_bound(
     if dearest and (ends[-1] >= len(pieces) or min(dearest) < 1):
         raise ValueError("dearest: sizes of at least 1 that leave some types for the last group")
     started = time.perf_counter()
-    plain = relaxed_bound(
-        pieces, neighbours, target=prove, rounds=rounds, time_limit=time_limit, threads=threads, on_round=on_round
-    )
+    before = plain.seconds if plain is not None else 0.0  # the seconds reported count both parts
+    if plain is None:
+        plain = relaxed_bound(
+            pieces, neighbours, target=prove, rounds=rounds, time_limit=time_limit, threads=threads, on_round=on_round
+        )
     if plain is None or plain.bound <= prove:
         return plain
     order = sorted(range(len(pieces)), key=lambda kind: -plain.prices[kind])
@@ -265,7 +269,7 @@ def grouped_bound(
         on_round=on_round,
         patience=patience,
     )
-    seconds = time.perf_counter() - started
+    seconds = before + time.perf_counter() - started
     if tallied is None or tallied.bound >= plain.bound:
         return attrs.evolve(plain, seconds=seconds)
     return attrs.evolve(tallied, rounds=plain.rounds + tallied.rounds, seconds=seconds, groups=len(split))

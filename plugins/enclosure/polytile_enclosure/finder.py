@@ -31,6 +31,10 @@ from polytile_enclosure.check import enclosed_pockets
 from polytile_enclosure.fence import Fenced, MoveTables, piece_visits
 
 NEAR = 4  # a local change of the order moves copies at most this many places
+# The way back (``OrderSearch.aim``) keeps a double per state and number of pieces left:
+# at most this many (256 MB), else the search prunes nothing (the 35 hexominoes need 2.7
+# million; the 107 heptominoes about 90 million).
+WAY_BACK_STATES = 32_000_000
 
 
 @attrs.frozen
@@ -88,6 +92,11 @@ class OrderSearch:
         radius = sum(reach[kind] for kind in self.items) // 2 + 1
         if self.settings.radius is not None:
             radius = min(radius, self.settings.radius)
+        farthest = sorted((reach[kind] for kind in self.items), reverse=True)
+        # With k pieces left the curve is within the k farthest-reaching pieces' reach of its end.
+        self.way_back_limits = [min(radius, sum(farthest[:k])) for k in range(len(self.items) + 1)]
+        self.aimed = False
+        self.most2 = math.inf  # once aimed, the most any order's value2 can be
         extent = max(max(max(abs(x), abs(y)) for x, y in cells) for _, cells in self.shapes)
         self.tables = MoveTables(by_type, self.shapes)
         moves, move_start, visits, visit_start, cell_start, cells = self.tables.packed()
@@ -106,18 +115,60 @@ class OrderSearch:
         rotations_closed = all(piece.kind in ("free", "one-sided") for piece in self.pieces)
         self.starts = [0] if rotations_closed else [0, 1, 2, 3]
 
+    def aim(self, prices: Sequence[float]) -> bool:
+        """Prices per piece type from the relaxed bound (``bound.py``) let each order's
+        dynamic program drop the states from which no cycle can reach the value the
+        annealing would still take (``evaluate``'s ``floor2``): for any prices, what the
+        pieces left can add is at most the best curve back to the start by any such
+        moves, each paying its type's price, plus the prices of those pieces (the way
+        back, ``_order.c``).  Good prices make an order of the hexominoes 30 times
+        faster; no answer the annealing uses changes.  False, with nothing set, if the
+        table would hold more than ``WAY_BACK_STATES`` states.  The prices must be at
+        least 0 (a piece may be parked: the pieces left pay back at most their prices)."""
+        if min(prices, default=0.0) < 0:
+            raise ValueError("the prices must be at least 0")
+        states = sum(4 * (2 * limit * limit + 2 * limit + 1) for limit in self.way_back_limits)
+        if states > WAY_BACK_STATES:
+            return False
+        best: dict[tuple[int, ...], float] = {}
+        moves, move_start = self.tables.moves, self.tables.move_start
+        for kind in range(len(self.pieces)):
+            for row in range(move_start[4 * kind], move_start[4 * kind + 4]):
+                d_in, d_out, dx, dy, area2 = moves[5 * row : 5 * row + 5]
+                gain = area2 - 2 * prices[kind]
+                if gain > best.get((d_in, d_out, dx, dy), -math.inf):
+                    best[(d_in, d_out, dx, dy)] = gain
+        keys = sorted(best)  # by d_in first
+        starts = [sum(1 for key in keys if key[0] < d) for d in range(5)]
+        most = self.orders.rest(
+            array.array("i", [value for key in keys for value in key]).tobytes(),
+            array.array("d", [best[key] for key in keys]).tobytes(),
+            array.array("i", starts).tobytes(),
+            array.array("i", self.way_back_limits).tobytes(),
+            array.array("d", [2 * price for price in prices]).tobytes(),
+            sum(1 << start for start in self.starts),
+        )
+        # No order's best cycle is worth more than this (doubled): the relaxed bound itself.
+        self.most2 = most + sum(2 * prices[kind] for kind in self.items)
+        self.aimed = True
+        return True
+
     def cancel(self) -> None:
         """Stop the orders being evaluated (from any thread); later ones are not evaluated."""
         self.orders.cancel()
 
-    def evaluate(self, order: Sequence[int], seconds: float = 0.0) -> Evaluation | None:
+    def evaluate(self, order: Sequence[int], seconds: float = 0.0, floor2: float | None = None) -> Evaluation | None:
         """The best fence of one order of the copies (indices into ``items``); None if
-        cancelled or out of time (``seconds``, 0 for none)."""
+        cancelled or out of time (``seconds``, 0 for none).  ``floor2``, once the search
+        is aimed: states that cannot reach this doubled value are dropped, so an answer
+        whose pocket P has 2P - 2 >= floor2 is the answer without it, and any other one
+        has a pocket P with 2P - 2 < floor2, and a value2 no larger than without it (``floors2``)."""
         kinds = array.array("i", [self.items[item] for item in order]).tobytes()
         s = self.settings
+        floor = (floor2,) if floor2 is not None and self.aimed else ()
         best: Evaluation | None = None
         for start in self.starts:
-            answer = self.orders.best(kinds, start, int(s.skip), s.beam, s.levels, s.nodes, seconds)
+            answer = self.orders.best(kinds, start, int(s.skip), s.beam, s.levels, s.nodes, seconds, *floor)
             if answer is None:
                 return None
             value2, pocket, cycle, _nodes, _level = answer
@@ -216,20 +267,43 @@ def anneal(
             temperature = settings.temperature * (1 - phase / settings.cycle)
             candidates = [neighbour(list(current.order), rng) for _ in range(threads)]
             draws = [rng.random() for _ in candidates]
-            answers = list(pool.map(lambda order: search.evaluate(order, left()), candidates))
+            floors = floors2(score(current), temperature, draws, search.most2)
+            answers = list(pool.map(lambda order, floor: search.evaluate(order, left(), floor), candidates, floors))
             if any(answer is None for answer in answers):
                 break
             done += len(answers)
             for answer, draw in zip(answers, draws, strict=True):
                 assert answer is not None
-                change = score(answer) - score(current)
-                if change >= 0 or draw < math.exp(change / temperature):
+                if taken(score(answer) - score(current), temperature, draw):
                     current = answer
             if score(current) > score(best):
                 best = current
                 if on_better and best.fence:
                     on_better(found(best, done))
     return found(best, done)
+
+
+def taken(change: float, temperature: float, draw: float) -> bool:
+    """The annealing's rule: a change of score is taken if it loses nothing, or with
+    probability exp(change / temperature) (``draw`` uniform in [0, 1))."""
+    return change >= 0 or draw < math.exp(change / temperature)
+
+
+def floors2(current: float, temperature: float, draws: Sequence[float], most2: float) -> list[float | None]:
+    """For each candidate of a step, a doubled value that any candidate the annealing
+    could take reaches with room to spare, whatever the candidates before it did (so
+    ``evaluate`` with it answers every such candidate exactly).  Candidate k is taken
+    only if its score beats the current one's plus ``temperature * log(draw)``, and the
+    current one can have fallen by at most that much at each candidate taken before it;
+    a score is the pocket plus at most ``most2 / 2 * 1e-3`` (``score``); a pocket P is
+    found by walking levels above 2P - 2 only (``_order.c``)."""
+    floors: list[float | None] = []
+    lowest = current
+    for draw in draws:
+        lowest = lowest + temperature * math.log(draw) if draw > 0 else -math.inf
+        pocket = lowest - most2 / 2 * 1e-3 - 1e-6 * max(1.0, abs(lowest))  # the margin: exp and log round
+        floors.append(2 * pocket - 2 if pocket > 1 and math.isfinite(pocket) else None)
+    return floors
 
 
 def score(evaluation: Evaluation) -> float:

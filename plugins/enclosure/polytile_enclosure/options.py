@@ -74,8 +74,9 @@ class EncloseOptions:
     bound_rounds: int = attrs.field(
         default=150,
         metadata=doc(
-            "fence finder: rounds of the relaxed upper bound (bound.py) after the search, within the time limit "
-            "(plain rounds, then tallied ones while they lower it; the search gets the time left); 0: no bound"
+            "fence finder: rounds of the relaxed upper bound (bound.py): plain rounds before the search (a third "
+            "of the time at most; their prices let the search skip what cannot help), tallied ones after it while "
+            "they lower it; the search gets the time left; 0: no bound, and a search without prices"
         ),
     )
     symmetry_breaking: bool = attrs.field(

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from polytile_enclosure import checkpoint, enclosed_pockets
 from polytile_enclosure.fence import BoundarySearch, Fenced
-from polytile_enclosure.finder import FinderSettings, OrderSearch, anneal, box_of
+from polytile_enclosure.finder import FinderSettings, OrderSearch, anneal, box_of, floors2, score, taken
 
 from polytile_core.plugin import Found, InputError, PieceType, Termination
 from polytile_core.testing import Host, PieceSpec, resolve_pieces
@@ -241,3 +241,63 @@ def test_the_search_gets_the_time_the_bound_leaves(solve, monkeypatch):
     result = solve(body)
     assert "fence finder" in result.details["method"] and result.bound > result.objective
     assert result.details["search seconds"] > 0.8 * 6, result.details
+
+
+def random_prices(rng: random.Random, pieces: list[PieceType], neighbours: int) -> list[float]:
+    """Prices of a few plain rounds of the bound, scattered: any prices must do."""
+    from polytile_enclosure.bound import relaxed_bound
+
+    found = relaxed_bound(pieces, neighbours, target=1, rounds=rng.randint(0, 20), threads=1)
+    assert found is not None
+    return [max(0.0, price + rng.uniform(-1, 4)) for price in found.prices]
+
+
+@pytest.mark.parametrize("kind", ["free", "one-sided", "fixed"])
+def test_an_order_the_annealing_could_take_is_answered_exactly_with_the_floor(kind):
+    # The way back (OrderSearch.aim) drops states that cannot reach the floor: the
+    # annealing takes an order so answered exactly when it would take it answered without
+    # the floor, and then the answer is the same (value and fence), whatever the prices.
+    seed = random.randrange(2**32)
+    rng = random.Random(seed)
+    family = "pentominoes" if kind != "fixed" else "trominoes"  # fixed: every start direction
+    pieces = resolve_pieces([PieceSpec(family=family, kind=kind)], Host())
+    neighbours = rng.choice([4, 8])
+    plain, aimed = OrderSearch(pieces, neighbours), OrderSearch(pieces, neighbours)
+    assert aimed.aim(random_prices(rng, pieces, neighbours))
+    for _ in range(40):
+        order = rng.sample(range(len(plain.items)), len(plain.items))
+        exact = plain.evaluate(order)
+        assert exact is not None
+        current, temperature, draw = score(exact) + rng.uniform(-3, 3), rng.uniform(0.01, 2), rng.random()
+        (floor2,) = floors2(current, temperature, [draw], aimed.most2)
+        answer = aimed.evaluate(order, floor2=floor2)
+        assert answer is not None
+        took = [taken(score(found) - current, temperature, draw) for found in (answer, exact)]
+        assert took[0] == took[1], f"seed {seed}"
+        if took[1]:
+            assert answer == exact, f"seed {seed}"
+
+
+def test_the_way_back_changes_no_step_of_the_annealing():
+    # The same seed with and without the way back looks at the same orders and takes the
+    # same ones: the same best order and fence after the same number of orders.
+    seed = random.randrange(2**32)
+    rng = random.Random(seed)
+    pieces = resolve_pieces([PieceSpec(family="pentominoes")], Host())
+    aimed = OrderSearch(pieces, 8)
+    assert aimed.aim(random_prices(rng, pieces, 8))
+    found = [anneal(search, seed=seed, time_limit=600, evaluations=400) for search in (OrderSearch(pieces, 8), aimed)]
+    assert found[0].evaluations == found[1].evaluations == 401
+    assert found[0].order == found[1].order, f"seed {seed}"
+    assert found[0].fence == found[1].fence, f"seed {seed}"
+
+
+def test_a_way_back_too_large_is_not_built(monkeypatch):
+    from polytile_enclosure import finder
+
+    pieces = resolve_pieces([PieceSpec(family="tetrominoes")], Host())
+    monkeypatch.setattr(finder, "WAY_BACK_STATES", 10)
+    search = OrderSearch(pieces, 8)
+    assert not search.aim([0.0] * len(pieces)) and not search.aimed
+    order = list(range(len(search.items)))
+    assert search.evaluate(order, floor2=10**6) == search.evaluate(order)
