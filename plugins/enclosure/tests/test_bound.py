@@ -167,3 +167,22 @@ def test_the_dearest_types_in_small_groups_never_bound_below_the_optimum():
     assert found is not None and found.bound >= 128
     with pytest.raises(ValueError, match="dearest"):
         grouped_bound(tetrominoes, 8, prove=8, rounds=2, dearest=(2, 3))
+
+
+@pytest.mark.slow
+def test_the_recorded_prices_bound_the_hexominoes_by_1598():
+    # docs/benchmarks/hexominoes-bound-1598.json: one tallied round at those prices and
+    # groups bounds the 35 hexominoes' pocket by 1,598 (about 20 s); never below the
+    # fence of 1,597 that the finder found (docs/benchmarks/fences/hexominoes-1597.json).
+    import json
+    from pathlib import Path
+
+    recorded = json.loads(
+        (Path(__file__).parents[3] / "docs" / "benchmarks" / "hexominoes-bound-1598.json").read_text()
+    )
+    pieces = resolve_pieces([PieceSpec(family="n-ominoes", n=6)], Host())
+    kind = {piece.name: number for number, piece in enumerate(pieces)}
+    groups = [[kind[name] for name in group] for group in recorded["groups"]]
+    prices = [recorded["prices"][piece.name] for piece in pieces]
+    found = relaxed_bound(pieces, 8, target=1597, rounds=1, prices=prices, groups=groups)
+    assert found is not None and found.bound == 1598
