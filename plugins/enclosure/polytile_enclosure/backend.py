@@ -34,7 +34,7 @@ from polytile_enclosure import checkpoint
 from polytile_enclosure.bound import RelaxedBound, grouped_bound, relaxed_bound
 from polytile_enclosure.check import enclosed_pockets
 from polytile_enclosure.fence import BoundarySearch, Fenced, Placements, TooManyPieces, canonical
-from polytile_enclosure.finder import FinderSettings, Finding, OrderSearch, anneal
+from polytile_enclosure.finder import Evaluation, FinderSettings, Finding, OrderSearch, anneal
 from polytile_enclosure.model import EnclosureProblem, interior_cells
 
 PROOF = {
@@ -165,11 +165,12 @@ class FenceFinder:
             if self.saved
             else random.Random(self.seed).sample(range(len(self.search.items)), len(self.search.items))
         )
-        plain = self.prices(start, self.left() * share) if share else None
+        first = self.search.evaluate(start, max(self.left() * share, 1e-3)) if share else None
+        plain = self.prices(first, self.left() * share) if share else None
         report_progress(stage="looking for fences (fence finder)")
         if self.best is not None:
             report_progress(best=len(self.best.pocket))
-        found = self.look(self.left() - self.budget * (1 - MARGIN) * share / 2, start)
+        found = self.look(self.left() - self.budget * (1 - MARGIN) * share / 2, start, first)
         if self.best is not None:  # its variables now: the model takes none after the run's deadline
             on_solution(self.board.variables(self.best))
         bound = plain
@@ -222,13 +223,13 @@ class FenceFinder:
         found_kind = Found.FEASIBLE if best is not None else Found.NONE
         return BackendResult(termination, found_kind, "stopped", None, objective=best, bound=upper, details=details)
 
-    def prices(self, start: Sequence[int], seconds: float) -> RelaxedBound | None:
+    def prices(self, first: Evaluation | None, seconds: float) -> RelaxedBound | None:
         """The relaxed bound's plain rounds, before the search: their bound, and their
         prices, with which the search drops what cannot beat the order it holds
         (``OrderSearch.aim``).  Polyak's step aims at ``AIM`` times the start order's
-        fence (or the checkpoint's): aimed at the fence itself the steps are too short."""
+        fence (``first``, its answer) or the checkpoint's: aimed at the fence itself the
+        steps are too short."""
         report_progress(stage="computing prices (relaxed dynamic program, plain rounds)")
-        first = self.search.evaluate(start, max(seconds, 1e-3))
         known = max(first.pocket if first else 0, len(self.best_plane.pocket) if self.best_plane else 0)
         plain = relaxed_bound(
             self.pieces,
@@ -242,14 +243,16 @@ class FenceFinder:
             self.search.aim(plain.prices)
         return plain
 
-    def look(self, seconds: float, start: Sequence[int] | None) -> Finding:
-        """The fence finder for ``seconds`` from ``start`` (a random order if None); what it
-        finds is kept and saved as it comes, and its work added to the run's."""
+    def look(self, seconds: float, start: Sequence[int] | None, start_answer: Evaluation | None = None) -> Finding:
+        """The fence finder for ``seconds`` from ``start`` (a random order if None;
+        ``start_answer``: its answer, if evaluated already); what it finds is kept and
+        saved as it comes, and its work added to the run's."""
         found = anneal(
             self.search,
             seed=self.seed,
             time_limit=max(seconds, 0.0),
             start=start,
+            start_answer=start_answer,
             stop=self.stop,
             on_better=self.better,
         )
