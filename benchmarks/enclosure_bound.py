@@ -1,7 +1,7 @@
 """The relaxed bound (plugins/enclosure/polytile_enclosure/bound.py): an upper bound on
 the largest pocket that needs no table per set of pieces, so it reaches the sets the
 boundary search refuses (the 18 one-sided pentominoes, the 35 hexominoes).  Prints, per
-set, the bound after the subgradient rounds, the rounds and the seconds, beside the
+set, the bound after the rounds, the rounds and the seconds, beside the
 best fence known (a lower bound, for the gap).  With --groups G (2 or more), the bound
 the fence finder's route uses (``grouped_bound``): the plain rounds, then the types split
 into G groups and tallied rounds that try to prove the best fence known; with
@@ -114,7 +114,7 @@ def main() -> None:
                 pieces, neighbours, prove=known, groups=arguments.groups, dearest=dearest, on_round=said, **limits
             )
         else:
-            found = relaxed_bound(pieces, neighbours, target=known, on_round=said, **limits)
+            found = relaxed_bound(pieces, neighbours, on_round=said, **limits)
         assert found is not None
         rule = "classic" if neighbours == 8 else "4 neighbours"
         bound = f"{found.bound + allowance} ({found.bound} + {allowance} for the holes)" if allowance else found.bound

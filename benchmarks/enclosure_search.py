@@ -73,7 +73,7 @@ class Beside:
     runs, for ``seconds``: holed pieces filled, plus their holes' cells (a valid bound of
     the whole set); each round printed as it ends."""
 
-    def __init__(self, whole: list[PieceType], known: int, seconds: float):
+    def __init__(self, whole: list[PieceType], seconds: float):
         from polytile_enclosure.bound import relaxed_bound
 
         self.filled, self.allowance = holes_filled(whole)
@@ -84,9 +84,7 @@ class Beside:
             print(f"    bound round {done}: {bound + self.allowance:.2f}, {live} live states", flush=True)
 
         def run() -> None:
-            self.found = relaxed_bound(
-                self.filled, 8, target=known, rounds=10**6, time_limit=seconds, threads=1, on_round=said
-            )
+            self.found = relaxed_bound(self.filled, 8, rounds=10**6, time_limit=seconds, threads=1, on_round=said)
 
         self.thread = threading.Thread(target=run, name="bound", daemon=True)
         self.thread.start()
@@ -123,7 +121,7 @@ def main() -> None:
             continue
         whole = list(resolve_pieces([spec], Host()))
         pieces, left = simple_pieces(whole)
-        beside = Beside(whole, known, arguments.seconds) if arguments.bound_beside else None
+        beside = Beside(whole, arguments.seconds) if arguments.bound_beside else None
         seed = arguments.seed if arguments.seed is not None else random.randrange(2**32)
         search = OrderSearch(pieces, 8, FinderSettings(beam=arguments.beam, temperature=arguments.temperature))
         path = arguments.checkpoint / f"{name}.json" if arguments.checkpoint else None
@@ -148,7 +146,7 @@ def main() -> None:
             bound, bound_seconds = beside.result()
         elif rounds:
             started = time.perf_counter()
-            relaxed = relaxed_bound(pieces, 8, target=max(size, known), rounds=rounds)
+            relaxed = relaxed_bound(pieces, 8, rounds=rounds)
             bound, bound_seconds = (relaxed.bound if relaxed else None), time.perf_counter() - started
         gap = f"{(bound - size) / bound:.1%}" if bound else "-"
         label = f"{name} ({len(pieces)}{', without ' + ', '.join(left) if left else ''})"

@@ -34,7 +34,7 @@ from polytile_enclosure import checkpoint
 from polytile_enclosure.bound import RelaxedBound, grouped_bound, relaxed_bound
 from polytile_enclosure.check import enclosed_pockets
 from polytile_enclosure.fence import BoundarySearch, Fenced, Placements, TooManyPieces, canonical
-from polytile_enclosure.finder import Evaluation, FinderSettings, Finding, OrderSearch, anneal
+from polytile_enclosure.finder import FinderSettings, Finding, OrderSearch, anneal
 from polytile_enclosure.model import EnclosureProblem, interior_cells
 
 PROOF = {
@@ -47,16 +47,9 @@ DEFAULT_BUDGET = 60.0  # seconds for the fence finder when [solve] sets no time_
 # Of the finder's time, at most, for the bound's plain rounds before the search; half as
 # much is kept for the tallied rounds after it.
 BOUND_SHARE = 1 / 3
-# The plain rounds' Polyak step aims at this share of a fence's size: on the 35 hexominoes
-# 150 rounds aimed at 1,597 end at 1,641, at 1,450 or 1,400 (0.91, 0.88) at 1,617 and 1,615.
-AIM = 0.9
 MARGIN = 0.05  # of the time budget, kept for reporting
 SAVE_EVERY = 30.0  # seconds between checkpoints while better fences keep coming
 MORE_SEARCH = 0.25  # seconds left after the bound worth searching again (dozens of orders of the hexominoes)
-# Tallied rounds in a row that lower nothing before the bound gives its time back to the
-# search (the pentominoes' proof of 128 has runs of more than 5; the hexominoes' tallied
-# rounds after the first only rise).
-BOUND_PATIENCE = 10
 
 
 class FenceBackend:
@@ -165,12 +158,11 @@ class FenceFinder:
             if self.saved
             else random.Random(self.seed).sample(range(len(self.search.items)), len(self.search.items))
         )
-        first = self.search.evaluate(start, max(self.left() * share, 1e-3)) if share else None
-        plain = self.prices(first, self.left() * share) if share else None
+        plain = self.prices(self.left() * share) if share else None
         report_progress(stage="looking for fences (fence finder)")
         if self.best is not None:
             report_progress(best=len(self.best.pocket))
-        found = self.look(self.left() - self.budget * (1 - MARGIN) * share / 2, start, first)
+        found = self.look(self.left() - self.budget * (1 - MARGIN) * share / 2, start)
         if self.best is not None:  # its variables now: the model takes none after the run's deadline
             on_solution(self.board.variables(self.best))
         bound = plain
@@ -184,7 +176,6 @@ class FenceFinder:
                 rounds=self.problem.bound_rounds,
                 time_limit=max(self.left(), 1e-3),
                 threads=self.threads,
-                patience=BOUND_PATIENCE,
                 plain=plain,
             )
         if (bound is None or bound.bound > target) and self.left() >= MORE_SEARCH and not self.stop.is_set():
@@ -223,18 +214,14 @@ class FenceFinder:
         found_kind = Found.FEASIBLE if best is not None else Found.NONE
         return BackendResult(termination, found_kind, "stopped", None, objective=best, bound=upper, details=details)
 
-    def prices(self, first: Evaluation | None, seconds: float) -> RelaxedBound | None:
+    def prices(self, seconds: float) -> RelaxedBound | None:
         """The relaxed bound's plain rounds, before the search: their bound, and their
         prices, with which the search drops what cannot beat the order it holds
-        (``OrderSearch.aim``).  Polyak's step aims at ``AIM`` times the start order's
-        fence (``first``, its answer) or the checkpoint's: aimed at the fence itself the
-        steps are too short."""
+        (``OrderSearch.aim``)."""
         report_progress(stage="computing prices (relaxed dynamic program, plain rounds)")
-        known = max(first.pocket if first else 0, len(self.best_plane.pocket) if self.best_plane else 0)
         plain = relaxed_bound(
             self.pieces,
             self.problem.neighbours,
-            target=AIM * known,
             rounds=self.problem.bound_rounds,
             time_limit=max(seconds, 1e-3),
             threads=self.threads,
@@ -243,16 +230,14 @@ class FenceFinder:
             self.search.aim(plain.prices)
         return plain
 
-    def look(self, seconds: float, start: Sequence[int] | None, start_answer: Evaluation | None = None) -> Finding:
-        """The fence finder for ``seconds`` from ``start`` (a random order if None;
-        ``start_answer``: its answer, if evaluated already); what it finds is kept and
-        saved as it comes, and its work added to the run's."""
+    def look(self, seconds: float, start: Sequence[int] | None) -> Finding:
+        """The fence finder for ``seconds`` from ``start`` (a random order if None); what
+        it finds is kept and saved as it comes, and its work added to the run's."""
         found = anneal(
             self.search,
             seed=self.seed,
             time_limit=max(seconds, 0.0),
             start=start,
-            start_answer=start_answer,
             stop=self.stop,
             on_better=self.better,
         )

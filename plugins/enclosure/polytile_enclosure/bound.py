@@ -14,9 +14,12 @@ state whose tally never exceeds a group's copies, each placement paying ``2 * l[
 (``_fence.relaxed``, in C).  Why it is a bound: a real fence is such a cycle (it uses
 each type at most its copies, so each group at most the group's copies), and it pays at
 most the sum added back.  One group is the plain relaxation (the tally is the number of
-pieces); groups of one type each would be the boundary search's sets.  Subgradient steps
-raise the price of types used too often and lower the others; every value met is a
-valid bound and the least is kept.  Overlaps and the junction of the cycle's last piece
+pieces); groups of one type each would be the boundary search's sets.  Every round's
+cycle is a plane under the bound as a function of the prices; the next prices are the
+best those planes allow near the best so far (Kelley's cutting planes in a box, a linear
+program), so the rounds raise the price of types used too often and lower the others,
+and stop when the planes show that no prices do better.  Every value met is a valid
+bound and the least is kept.  Overlaps and the junction of the cycle's last piece
 with its first are treated as in the boundary search.
 
 With ``prove = L``, the dynamic program drops every state through which no cycle
@@ -34,13 +37,21 @@ import time
 from collections.abc import Callable, Sequence
 
 import attrs
+from ortools.linear_solver import pywraplp
 
 from polytile_core.plugin import PieceType
 from polytile_enclosure._fence import relaxed
 from polytile_enclosure.fence import visits
 
 ROUNDING = 1e-6  # doubles add areas and prices: a value this close above a whole number may be it
-STALL = 5  # (on the pentominoes: 131 after 100 rounds, where a fixed step gave 134)
+# The box the prices may move in, about the best so far: from prices of 0, and from given
+# prices (a warm start).  It doubles after a step that gains at least GROW times what the
+# linear program promised, and halves after STALL rounds in a row that lower nothing.  On
+# the 35 hexominoes the plain rounds reach the plain relaxation's limit (1,613.91) in 133
+# rounds from prices of 0; the pentominoes' in 29.
+BOX, WARM_BOX = 1.0, 0.25
+GROW = 0.5
+STALL = 5
 
 
 @attrs.frozen
@@ -53,6 +64,7 @@ class RelaxedBound:
     rounds: int
     seconds: float
     groups: int = 1  # the groups of the tally that gave the bound
+    at_limit: bool = False  # no prices do better with this tally: more rounds would not lower it
 
 
 Move = tuple[int, int, int, int]  # d_in, d_out, dx, dy
@@ -94,11 +106,29 @@ def _priced(makers: dict[Move, list[tuple[int, int]]], prices: list[float], grou
     return array.array("i", [value for rows in by_out for value in rows]).tobytes(), array.array("i", starts).tobytes()
 
 
+def _next_prices(
+    cycles: list[tuple[float, list[int]]], centre: Sequence[float], box: float, copies: Sequence[int]
+) -> tuple[list[float], float]:
+    """The prices within ``box`` of ``centre`` (and at least 0) that minimise the bound
+    the cycles met so far give, ``max over cycles (area - prices . uses) + prices .
+    copies`` (a linear program, OR-Tools' GLOP), and that least value: a lower estimate
+    of the bound anywhere in the box, since the true bound is a maximum over more
+    cycles."""
+    solver = pywraplp.Solver.CreateSolver("GLOP")
+    price = [solver.NumVar(max(0.0, p - box), p + box, f"l{kind}") for kind, p in enumerate(centre)]
+    most = solver.NumVar(-solver.infinity(), solver.infinity(), "most")
+    for area, uses in cycles:
+        solver.Add(most >= area - sum(price[kind] * u for kind, u in enumerate(uses) if u))
+    solver.Minimize(most + sum(p * c for p, c in zip(price, copies, strict=True)))
+    if solver.Solve() != pywraplp.Solver.OPTIMAL:
+        return list(centre), -math.inf  # (not met: the program is bounded and feasible) no estimate
+    return [max(0.0, p.solution_value()) for p in price], solver.Objective().Value()
+
+
 def relaxed_bound(
     pieces: Sequence[PieceType],
     neighbours: int,
     *,
-    target: float,
     rounds: int = 40,
     time_limit: float | None = None,
     prices: Sequence[float] | None = None,
@@ -106,20 +136,18 @@ def relaxed_bound(
     threads: int = 2,
     prove: int | None = None,
     on_round: Callable[[int, float, int], None] | None = None,
-    step: float = 2.0,
-    patience: int | None = None,
 ) -> RelaxedBound | None:
-    """The least bound over ``rounds`` subgradient steps (Polyak's step towards ``target``,
-    a fence's size known or hoped for: it only sets the step length, with a factor
-    halved whenever ``STALL`` rounds bring nothing); None if the first round did not
-    finish within ``time_limit``.  ``prices``: where the prices start (a warm start, e.g.
-    the prices of a larger set); any prices give a valid bound.  ``groups``: the types
-    of each group (one group by default); ``prove``: stop with the bound ``prove`` as
-    soon as a round shows that no cycle reaches ``prove + 1``; ``step``: the step's
-    first factor (from the pentominoes' 130, 2 proves 128 with 3 groups in 26 tallied
-    rounds, 1 in 55, 0.5 not in 100); ``patience``: stop after that many rounds in a row
-    that lower nothing; ``on_round(round, bound, live
-    states)`` after each round; ``threads`` for the C dynamic program."""
+    """The least bound over at most ``rounds`` rounds, each at the prices the cycles of
+    the rounds before suggest (``_next_prices``, in a box around the best prices so far:
+    Kelley's cutting planes with a trust region); None if the first round did not finish
+    within ``time_limit``.  ``prices``: where the prices start (a warm start, e.g. the
+    plain rounds' prices for the tallied ones); any prices give a valid bound.
+    ``groups``: the types of each group (one group by default); ``prove``: stop with the
+    bound ``prove`` as soon as a round shows that no cycle reaches ``prove + 1``;
+    ``on_round(round, bound, live states)`` after each round; ``threads`` for the C
+    dynamic program.  The rounds stop early when the cycles met show that no prices in
+    the box do better (``at_limit``: the best this tally can give, as convexity makes a
+    best in the box a best anywhere)."""
     started = time.perf_counter()
     makers, reach = _moves(pieces, neighbours)
     copies = [piece.maximum or 0 for piece in pieces]
@@ -141,8 +169,9 @@ def relaxed_bound(
     rotations_closed = all(piece.kind in ("free", "one-sided") for piece in pieces)
     starts = [0] if rotations_closed else [0, 1, 2, 3]
     prices = list(prices) if prices is not None else [0.0] * len(pieces)
-    best, best_prices, done = math.inf, tuple(prices), 0
-    factor, stalled, idle = step, 0, 0  # the step's factor, halved after STALL rounds that bring nothing
+    box = BOX if not any(prices) else WARM_BOX
+    cycles: list[tuple[float, list[int]]] = [(0.0, [0] * len(pieces))]  # no pieces at all enclose 0
+    best, best_prices, done, idle, estimate, at_limit = math.inf, tuple(prices), 0, 0, -math.inf, False
     while done < rounds:
         moves, move_start = _priced(makers, prices, group)
         penalties = array.array("d", prices).tobytes()
@@ -170,24 +199,25 @@ def relaxed_bound(
         if prove is not None and bound + ROUNDING < prove + 1:
             best, best_prices = prove, tuple(prices)
             break
+        if value / 2 > -1e299:  # the cycle found: its area, unpriced, and its uses
+            cycles.append((value / 2 + sum(p * u for p, u in zip(prices, uses, strict=True)), list(uses)))
         if bound < best:
-            best, best_prices, stalled, idle = bound, tuple(prices), 0, 0
+            # A step that gained at least half what the program promised: the box may grow.
+            if best < math.inf and best - bound >= GROW * (best - estimate):
+                box *= 2
+            best, best_prices, idle = bound, tuple(prices), 0
         else:
-            stalled, idle = stalled + 1, idle + 1
-            if stalled == STALL:
-                factor, stalled = factor / 2, 0
-            if idle == patience:
-                break
-        slope = [u - c for u, c in zip(uses, copies, strict=True)]
-        norm = sum(g * g for g in slope)
-        if norm == 0 or best < target + 1:
-            break  # every type used exactly its copies (no price can move), or nothing left to gain
-        length = factor * (bound - target) / norm
-        prices = [max(0.0, p + length * g) for p, g in zip(prices, slope, strict=True)]
+            idle += 1
+            if idle == STALL:
+                box, idle = box / 2, 0
+        prices, estimate = _next_prices(cycles, best_prices, box, copies)
+        if estimate >= best - ROUNDING:
+            at_limit = True  # no prices in the box (so none at all) do better
+            break
     if best == math.inf:
         return None
     seconds = time.perf_counter() - started
-    return RelaxedBound(math.floor(best + ROUNDING), best_prices, done, seconds)
+    return RelaxedBound(math.floor(best + ROUNDING), best_prices, done, seconds, at_limit=at_limit)
 
 
 def needed_types(
@@ -203,7 +233,7 @@ def needed_types(
         fewer = [attrs.evolve(piece, minimum=left, maximum=left)] if left else []
         rest = [*fewer, *pieces[:kind], *pieces[kind + 1 :]]
         start = [prices[kind]] * len(fewer) + [*prices[:kind], *prices[kind + 1 :]]
-        bound = relaxed_bound(rest, neighbours, target=above, rounds=rounds, prices=start)
+        bound = relaxed_bound(rest, neighbours, rounds=rounds, prices=start)
         assert bound is not None
         found.append((piece.name, bound.bound))
     return found
@@ -223,7 +253,6 @@ def grouped_bound(
     time_limit: float | None = None,
     threads: int = 2,
     on_round: Callable[[int, float, int], None] | None = None,
-    patience: int | None = None,
     plain: RelaxedBound | None = None,
 ) -> RelaxedBound | None:
     """A bound aimed at proving that no fence beats ``prove`` (a fence found): first
@@ -231,7 +260,7 @@ def grouped_bound(
     already, as the fence finder's route does), then, unless they prove it, the types split
     into ``groups`` groups by their prices (the dearest together: the types a relaxed
     cycle repeats) and ``rounds`` tallied rounds from those prices, within the time
-    left (``patience``: they stop after that many in a row that lower nothing).
+    left (or until no prices do better with that split).
     ``dearest`` (sizes, e.g. ``(2, 2, 2, 2)``): split instead the dearest types
     into groups of those sizes, dearest first, and the others into one group.  The
     least bound of the two; None if the first plain round did not finish."""
@@ -242,7 +271,7 @@ def grouped_bound(
     before = plain.seconds if plain is not None else 0.0  # the seconds reported count both parts
     if plain is None:
         plain = relaxed_bound(
-            pieces, neighbours, target=prove, rounds=rounds, time_limit=time_limit, threads=threads, on_round=on_round
+            pieces, neighbours, rounds=rounds, time_limit=time_limit, threads=threads, on_round=on_round
         )
     if plain is None or plain.bound <= prove:
         return plain
@@ -259,7 +288,6 @@ def grouped_bound(
     tallied = relaxed_bound(
         pieces,
         neighbours,
-        target=prove,
         rounds=rounds,
         time_limit=left,
         prices=plain.prices,
@@ -267,7 +295,6 @@ def grouped_bound(
         threads=threads,
         prove=prove,
         on_round=on_round,
-        patience=patience,
     )
     seconds = before + time.perf_counter() - started
     if tallied is None or tallied.bound >= plain.bound:

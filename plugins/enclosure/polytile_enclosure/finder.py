@@ -229,11 +229,9 @@ def anneal(
     stop: threading.Event | None = None,
     on_better: Callable[[Finding], None] | None = None,
     evaluations: int | None = None,
-    start_answer: Evaluation | None = None,
 ) -> Finding:
     """Simulated annealing over orders for ``time_limit`` seconds (or ``evaluations``
-    orders) from ``start`` (a random order if None; ``start_answer``: the start order's
-    answer, if the caller has evaluated it already); ``on_better`` hears of each better
+    orders) from ``start`` (a random order if None); ``on_better`` hears of each better
     fence as it is found.
 
     The temperature falls with the number of orders evaluated, not with the clock, and
@@ -253,7 +251,7 @@ def anneal(
     def found(evaluation: Evaluation, evaluations: int) -> Finding:
         return Finding(evaluation.fence, evaluation.order, evaluations, time.perf_counter() - started, seed)
 
-    first = start_answer if start_answer is not None else search.evaluate(order, left())
+    first = search.evaluate(order, left())
     if first is None:
         return Finding(None, tuple(order), 0, time.perf_counter() - started, seed)
     current = best = first

@@ -32,7 +32,7 @@ def test_the_bound_is_never_below_the_proved_optimum_of_random_small_sets():
         pieces = tuple(random_piece(rng, f"p{k}") for k in range(rng.randint(2, 4)))
         neighbours = rng.choice([8, 4])
         optimum = BoundarySearch(pieces, neighbours).solve().bound
-        found = relaxed_bound(pieces, neighbours, target=optimum, rounds=30)
+        found = relaxed_bound(pieces, neighbours, rounds=30)
         assert found is not None and found.bound >= optimum, f"seed {seed}, trial {trial}: {pieces}, rule {neighbours}"
 
 
@@ -43,13 +43,13 @@ def test_any_starting_prices_give_a_bound_never_below_the_proved_optimum():
         pieces = tuple(random_piece(rng, f"p{k}") for k in range(rng.randint(2, 4)))
         optimum = BoundarySearch(pieces, 8).solve().bound
         prices = [rng.uniform(0, 5) for _ in pieces]
-        found = relaxed_bound(pieces, 8, target=optimum, rounds=3, prices=prices)
+        found = relaxed_bound(pieces, 8, rounds=3, prices=prices)
         assert found is not None and found.bound >= optimum, f"seed {seed}, trial {trial}: {pieces}, prices {prices}"
 
 
 def test_each_bound_without_a_piece_is_at_least_the_optimum_without_it():
     tetrominoes = resolve_pieces([PieceSpec(family="tetrominoes")], Host())
-    whole = relaxed_bound(tetrominoes, 8, target=9, rounds=60)
+    whole = relaxed_bound(tetrominoes, 8, rounds=60)
     assert whole is not None
     without = dict(needed_types(tetrominoes, 8, above=9, prices=whole.prices))
     for kind, piece in enumerate(tetrominoes):
@@ -61,20 +61,20 @@ def test_each_bound_without_a_piece_is_at_least_the_optimum_without_it():
 def test_the_bound_for_the_tetrominoes_is_at_least_their_optimum(neighbours, optimum):
     # oracles.md: 9 (classic rule); 15 under the 4-neighbour rule (docs/enclosure.md).
     tetrominoes = resolve_pieces([PieceSpec(family="tetrominoes")], Host())
-    found = relaxed_bound(tetrominoes, neighbours, target=optimum, rounds=60)
+    found = relaxed_bound(tetrominoes, neighbours, rounds=60)
     assert found is not None and optimum <= found.bound <= optimum + 1
 
 
 def test_a_time_limit_too_short_for_one_round_gives_no_bound():
     pentominoes = resolve_pieces([PieceSpec(family="pentominoes")], Host())
-    assert relaxed_bound(pentominoes, 8, target=128, rounds=5, time_limit=1e-4) is None
+    assert relaxed_bound(pentominoes, 8, rounds=5, time_limit=1e-4) is None
 
 
 @pytest.mark.slow
 def test_the_bound_for_the_pentominoes_is_at_least_128():
     # oracles.md: Knuth's 128, proved optimal.
     pentominoes = resolve_pieces([PieceSpec(family="pentominoes")], Host())
-    found = relaxed_bound(pentominoes, 8, target=128, rounds=60)
+    found = relaxed_bound(pentominoes, 8, rounds=60)
     assert found is not None and 128 <= found.bound <= 140
 
 
@@ -100,9 +100,7 @@ def test_a_tally_and_a_level_to_prove_never_give_a_bound_below_the_proved_optimu
         groups = random_groups(rng, len(pieces))
         prices = [rng.uniform(0, 4) for _ in pieces]
         prove = rng.choice([None, max(optimum - 1, 0), optimum, optimum + 1])
-        found = relaxed_bound(
-            pieces, neighbours, target=optimum, rounds=8, prices=prices, groups=groups, prove=prove, step=0.25
-        )
+        found = relaxed_bound(pieces, neighbours, rounds=8, prices=prices, groups=groups, prove=prove)
         said = (
             f"seed {seed}, trial {trial}: {pieces}, rule {neighbours}, groups {groups}, prices {prices}, prove {prove}"
         )
@@ -119,7 +117,7 @@ def test_one_type_a_group_is_as_strong_as_the_boundary_search():
         search = BoundarySearch(pieces, 8)
         optimum = search.solve().bound
         first_level = search.closings[0][0] // 2 if search.closings else 0
-        found = relaxed_bound(pieces, 8, target=0, rounds=1, groups=[[k] for k in range(len(pieces))])
+        found = relaxed_bound(pieces, 8, rounds=1, groups=[[k] for k in range(len(pieces))])
         assert found is not None and optimum <= found.bound == first_level, f"seed {seed}, trial {trial}: {pieces}"
 
 
@@ -184,5 +182,5 @@ def test_the_recorded_prices_bound_the_hexominoes_by_1598():
     kind = {piece.name: number for number, piece in enumerate(pieces)}
     groups = [[kind[name] for name in group] for group in recorded["groups"]]
     prices = [recorded["prices"][piece.name] for piece in pieces]
-    found = relaxed_bound(pieces, 8, target=1597, rounds=1, prices=prices, groups=groups)
+    found = relaxed_bound(pieces, 8, rounds=1, prices=prices, groups=groups)
     assert found is not None and found.bound == 1598

@@ -248,7 +248,7 @@ def random_prices(rng: random.Random, pieces: list[PieceType], neighbours: int) 
     from polytile_enclosure.bound import relaxed_bound
 
     rounds = rng.randint(0, 20)
-    found = relaxed_bound(pieces, neighbours, target=1, rounds=rounds, threads=1) if rounds else None
+    found = relaxed_bound(pieces, neighbours, rounds=rounds, threads=1) if rounds else None
     assert found is not None or not rounds
     return [max(0.0, price + rng.uniform(-1, 4)) for price in (found.prices if found else [0.0] * len(pieces))]
 
