@@ -65,6 +65,25 @@ def test_the_bound_for_the_tetrominoes_is_at_least_their_optimum(neighbours, opt
     assert found is not None and optimum <= found.bound <= optimum + 1
 
 
+def test_no_prices_beat_a_bound_at_its_limit():
+    # The rounds stop when their cutting planes show that no prices do better
+    # (at_limit): one round at prices near those, or anywhere, never gives less.
+    seed = random.randrange(2**32)
+    rng = random.Random(seed)
+    for trial in range(4):
+        pieces = tuple(random_piece(rng, f"p{k}") for k in range(rng.randint(2, 4)))
+        neighbours = rng.choice([8, 4])
+        groups = random_groups(rng, len(pieces))
+        limit = relaxed_bound(pieces, neighbours, rounds=500, groups=groups)
+        assert limit is not None and limit.at_limit, f"seed {seed}, trial {trial}: {pieces}"
+        for _ in range(5):
+            spread = rng.choice([0.01, 0.3, 3.0])
+            prices = [max(0.0, price + rng.uniform(-spread, spread)) for price in limit.prices]
+            other = relaxed_bound(pieces, neighbours, rounds=1, prices=prices, groups=groups)
+            said = f"seed {seed}, trial {trial}: {pieces}, rule {neighbours}, groups {groups}, prices {prices}"
+            assert other is not None and other.bound >= limit.bound, said
+
+
 def test_a_time_limit_too_short_for_one_round_gives_no_bound():
     pentominoes = resolve_pieces([PieceSpec(family="pentominoes")], Host())
     assert relaxed_bound(pentominoes, 8, rounds=5, time_limit=1e-4) is None
