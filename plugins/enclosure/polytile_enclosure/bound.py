@@ -47,8 +47,8 @@ ROUNDING = 1e-6  # doubles add areas and prices: a value this close above a whol
 # The box the prices may move in, about the best so far: from prices of 0, and from given
 # prices (a warm start).  It doubles after a step that gains at least GROW times what the
 # linear program promised, and halves after STALL rounds in a row that lower nothing.  On
-# the 35 hexominoes the plain rounds reach the plain relaxation's limit (1,613.91) in 133
-# rounds from prices of 0; the pentominoes' in 29.
+# the 35 hexominoes the plain rounds reach the plain relaxation's limit (1,613.91) in 127
+# rounds from prices of 0; the pentominoes' in 30.
 BOX, WARM_BOX = 1.0, 0.25
 GROW = 0.5
 STALL = 5
@@ -110,16 +110,17 @@ def _next_prices(
     cycles: list[tuple[float, list[int]]], centre: Sequence[float], box: float, copies: Sequence[int]
 ) -> tuple[list[float], float]:
     """The prices within ``box`` of ``centre`` (and at least 0) that minimise the bound
-    the cycles met so far give, ``max over cycles (area - prices . uses) + prices .
-    copies`` (a linear program, OR-Tools' GLOP), and that least value: a lower estimate
-    of the bound anywhere in the box, since the true bound is a maximum over more
-    cycles."""
+    the cycles met so far give, ``max(0, max over cycles (area - prices . uses) + prices
+    . copies)`` (a linear program, OR-Tools' GLOP), and that least value: a lower
+    estimate of the bound anywhere in the box, since the true bound is a maximum over
+    more cycles."""
     solver = pywraplp.Solver.CreateSolver("GLOP")
     price = [solver.NumVar(max(0.0, p - box), p + box, f"l{kind}") for kind, p in enumerate(centre)]
-    most = solver.NumVar(-solver.infinity(), solver.infinity(), "most")
+    top = solver.NumVar(0.0, solver.infinity(), "top")  # never below 0: no pieces at all enclose 0
+    paid = sum(p * c for p, c in zip(price, copies, strict=True))
     for area, uses in cycles:
-        solver.Add(most >= area - sum(price[kind] * u for kind, u in enumerate(uses) if u))
-    solver.Minimize(most + sum(p * c for p, c in zip(price, copies, strict=True)))
+        solver.Add(top >= area - sum(price[kind] * u for kind, u in enumerate(uses) if u) + paid)
+    solver.Minimize(top)
     if solver.Solve() != pywraplp.Solver.OPTIMAL:
         return list(centre), -math.inf  # (not met: the program is bounded and feasible) no estimate
     return [max(0.0, p.solution_value()) for p in price], solver.Objective().Value()
@@ -170,7 +171,7 @@ def relaxed_bound(
     starts = [0] if rotations_closed else [0, 1, 2, 3]
     prices = list(prices) if prices is not None else [0.0] * len(pieces)
     box = BOX if not any(prices) else WARM_BOX
-    cycles: list[tuple[float, list[int]]] = [(0.0, [0] * len(pieces))]  # no pieces at all enclose 0
+    cycles: list[tuple[float, list[int]]] = []  # (area, uses per type) of each round's cycle
     best, best_prices, done, idle, estimate, at_limit = math.inf, tuple(prices), 0, 0, -math.inf, False
     while done < rounds:
         moves, move_start = _priced(makers, prices, group)
