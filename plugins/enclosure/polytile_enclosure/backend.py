@@ -196,6 +196,7 @@ class FenceFinder:
             "search seconds": round(self.search_seconds, 2),
             "bound proof": f"relaxed dynamic program (bound.py), {bound.rounds} rounds in {bound.seconds:.1f} s, "
             f"the last with {bound.groups} group{'s' if bound.groups > 1 else ''} of piece types"
+            + (" (at their limit: no prices do better with these groups)" if bound.at_limit else "")
             if bound
             else "none: the relaxed bound was not computed (bound_rounds = 0, or no time left for one round)",
         }

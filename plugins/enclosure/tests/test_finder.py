@@ -230,6 +230,22 @@ def test_the_finder_route_proves_the_pentominoes_128_with_the_tallied_bound(solv
     assert "group" in result.details["bound proof"]
 
 
+def test_the_result_says_when_the_bound_is_at_its_limit(solve, monkeypatch):
+    # The 5 tetrominoes under the 4-neighbour rule enclose 15 (docs/enclosure.md, proved
+    # by the boundary search); the plain rounds stop at their limit, 15, within their 300.
+    from polytile_enclosure import fence as fence_module
+
+    monkeypatch.setattr(fence_module, "table_limit", lambda: 0.0)
+    body = (
+        '[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nneighbours = 4\nbound_rounds = 300\n'
+        "[solve]\ntime_limit = 3\n"
+    )
+    result = solve(body)
+    assert "fence finder" in result.details["method"]
+    assert result.objective == 15 and result.bound == 15 and result.found == Found.OPTIMAL
+    assert "at their limit" in result.details["bound proof"], result.details
+
+
 def test_the_search_gets_the_time_the_bound_leaves(solve, monkeypatch):
     # The finder route on the tetrominoes (no memory for the subset tables): two plain
     # rounds of the bound take milliseconds and do not prove the fence (10 > 9), so the
