@@ -213,49 +213,54 @@ def test_the_fences_the_docs_report_are_real(name, spec, neighbours):
     assert flood_fill_pocket(saved.fence, neighbours) == int(name.rsplit("-", 1)[1])
 
 
-@pytest.mark.slow
-def test_the_finder_route_proves_the_pentominoes_128_with_the_tallied_bound(solve, monkeypatch):
-    # No memory for the subset tables: the finder's fence, then the tallied bound proves it
-    # (oracles.md: 128, proved optimal by Shimauchi; the boundary search proves it too).
+@pytest.fixture
+def finder_route(solve, monkeypatch):
+    """``finder_route(body)``: ``solve`` with no memory for the subset tables, so that the
+    fence backend runs the fence finder's route; checks that it did."""
     from polytile_enclosure import fence as fence_module
 
     monkeypatch.setattr(fence_module, "table_limit", lambda: 0.0)
+
+    def solve_by_finder(body: str):
+        result = solve(body)
+        assert "fence finder" in result.details["method"]
+        return result
+
+    return solve_by_finder
+
+
+@pytest.mark.slow
+def test_the_finder_route_proves_the_pentominoes_128_with_the_tallied_bound(finder_route):
+    # The finder's fence, then the tallied bound proves it
+    # (oracles.md: 128, proved optimal by Shimauchi; the boundary search proves it too).
     body = (
         '[[pieces]]\nfamily = "pentominoes"\n[options.enclose]\nbound_rounds = 100\n'
         "[solve]\ntime_limit = 90\nseed = 1\n"
     )
-    result = solve(body)
-    assert "fence finder" in result.details["method"]
+    result = finder_route(body)
     assert result.objective == 128 and result.bound == 128 and result.found == Found.OPTIMAL
     assert "group" in result.details["bound proof"]
 
 
-def test_the_result_says_when_the_bound_is_at_its_limit(solve, monkeypatch):
+def test_the_result_says_when_the_bound_is_at_its_limit(finder_route):
     # The 5 tetrominoes under the 4-neighbour rule enclose 15 (docs/enclosure.md, proved
     # by the boundary search); the plain rounds stop at their limit, 15, within their 300.
-    from polytile_enclosure import fence as fence_module
-
-    monkeypatch.setattr(fence_module, "table_limit", lambda: 0.0)
     body = (
         '[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nneighbours = 4\nbound_rounds = 300\n'
         "[solve]\ntime_limit = 3\n"
     )
-    result = solve(body)
-    assert "fence finder" in result.details["method"]
+    result = finder_route(body)
     assert result.objective == 15 and result.bound == 15 and result.found == Found.OPTIMAL
     assert "at their limit" in result.details["bound proof"], result.details
 
 
-def test_the_search_gets_the_time_the_bound_leaves(solve, monkeypatch):
-    # The finder route on the tetrominoes (no memory for the subset tables): two plain
+def test_the_search_gets_the_time_the_bound_leaves(finder_route):
+    # The finder route on the tetrominoes: two plain
     # rounds of the bound take milliseconds and do not prove the fence (10 > 9), so the
     # search goes on for the rest of the time instead of the run ending at two thirds.
-    from polytile_enclosure import fence as fence_module
-
-    monkeypatch.setattr(fence_module, "table_limit", lambda: 0.0)
     body = '[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nbound_rounds = 2\n[solve]\ntime_limit = 6\n'
-    result = solve(body)
-    assert "fence finder" in result.details["method"] and result.bound > result.objective
+    result = finder_route(body)
+    assert result.bound > result.objective
     assert result.details["search seconds"] > 0.8 * 6, result.details
 
 
