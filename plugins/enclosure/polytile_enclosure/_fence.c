@@ -410,7 +410,9 @@ static long diamond_columns(int radius, long *col) {
  * Pruning by ``floor``: two passes without the sets, forward (the best path to each
  * state) and backward (the best way from it back to the start), bound every cycle
  * through a state; a state whose bound, or whose value with the sets plus the backward
- * bound, is below ``floor`` is dropped.  So the answer is exact whenever it is above
+ * bound, is below ``floor`` is dropped, and so is a move into a live state that cannot
+ * reach ``floor`` even between those bounds (edge_pass: the tallied pass runs over each
+ * state's edges only).  So the answer is exact whenever it is above
  * ``floor`` and otherwise only known to be at most ``floor``: the caller takes
  * max(answer, floor).  Returns (best doubled value or -1e300, pieces, uses per type, live
  * states) of the best cycle from (origin, start) back to it, or None when out of time. */
@@ -427,6 +429,9 @@ typedef struct {
     int **index;                  /* per layer: [d][pos] -> live state number, or -1 */
     int **live;                   /* per layer: the live states' (d, x, y) */
     long *counts;                 /* per layer: how many are live */
+    long *edge_start;             /* the layer being filled: live state -> its first edge (live count + 1) */
+    int *edge_move, *edge_from;   /* per edge: its move, and the live state of the layer before it comes from */
+    double *edge_gain;            /* per edge: the doubled gain of its move there, priced */
     double floor;
     double deadline;
     int timed_out;
@@ -438,7 +443,7 @@ static inline long relax_at(const Relax *r, int c, int x, int y) {
 
 typedef struct {
     Relax *r;
-    int c, index, threads, backward;
+    int c, index, threads, second;  /* plain_pass: backward; edge_pass: fill the edges counted */
     const double *before;  /* the set pass: layer c - 1's values, [set][state] */
     double *here;
     int16_t *came;
@@ -455,7 +460,7 @@ static void *plain_pass(void *arg) {
         for (int y = -span; y <= span; y++)
             for (int d = 0; d < 4; d++) {
                 double top = NONE_VALUE;
-                if (!job->backward) {
+                if (!job->second) {
                     int other = r->limits[c - 1];
                     for (int m = r->move_start[d]; m < r->move_start[d + 1]; m++) {
                         const int *mv = r->moves + 5 * m;
@@ -488,12 +493,46 @@ static void *plain_pass(void *arg) {
     return NULL;
 }
 
-/* Layer c with the sets, over its live states: work items are (set, stretch of states). */
+/* The edges into layer c's live states, for the tallied pass: a move from a live state
+ * of layer c - 1 (without the floor, every state is live).  With the floor, an edge is
+ * kept only if the best path to its start (without tallies), its gain and the best way
+ * back from its end reach the floor.  Counted first (``fill`` 0: edge_start[s + 1] = the
+ * edges of state s), then filled at edge_start[s]. */
+static void *edge_pass(void *arg) {
+    Pass *job = arg;
+    Relax *r = job->r;
+    int c = job->c, fill = job->second;
+    long count = r->counts[c];
+    for (long s = job->index; s < count; s += job->threads) {
+        const int *state = r->live[c] + 3 * s;
+        int d = state[0], x = state[1], y = state[2];
+        double home = r->floor > NONE_VALUE ? r->back[c][d * r->planes[c] + relax_at(r, c, x, y)] : 0.0;
+        long e = fill ? r->edge_start[s] : 0;
+        for (int m = r->move_start[d]; m < r->move_start[d + 1]; m++) {
+            const int *mv = r->moves + 5 * m;
+            int px = x - mv[2], py = y - mv[3];
+            if (absolute(px) + absolute(py) > r->limits[c - 1]) continue;
+            long spot_before = mv[1] * r->planes[c - 1] + relax_at(r, c - 1, px, py);
+            int at = r->index[c - 1][spot_before];
+            if (at < 0) continue;
+            double gain = mv[4] - 2 * r->penalty[mv[0]] + (double)px * mv[3] - (double)py * mv[2];
+            if (r->floor > NONE_VALUE && r->ahead[c - 1][spot_before] + gain + home < r->floor) continue;
+            if (fill) { r->edge_move[e] = m; r->edge_from[e] = at; r->edge_gain[e] = gain; }
+            e++;
+        }
+        if (!fill) r->edge_start[s + 1] = e;
+    }
+    return NULL;
+}
+
+/* Layer c with the tallies, over its live states: work items are (tally, stretch of
+ * states).  With the floor, a state's moves are its edges (edge_pass); without it, every
+ * move that comes from inside the layer before. */
 enum { STRETCHES = 16 };
 static void *set_pass(void *arg) {
     Pass *job = arg;
     Relax *r = job->r;
-    int c = job->c;
+    int c = job->c, pruning = r->floor > NONE_VALUE;
     long count = r->counts[c], before_count = r->counts[c - 1];
     int first = r->tally_start[c], tallies = r->tally_start[c + 1] - first;
     for (long item = job->index; item < (long)tallies * STRETCHES; item += job->threads) {
@@ -504,19 +543,26 @@ static void *set_pass(void *arg) {
             int d = state[0], x = state[1], y = state[2];
             double top = NONE_VALUE;
             int arg_best = -1;
-            for (int m = r->move_start[d]; m < r->move_start[d + 1]; m++) {
-                const int *mv = r->moves + 5 * m;
-                int px = x - mv[2], py = y - mv[3];
-                if (absolute(px) + absolute(py) > r->limits[c - 1]) continue;
+            long e0 = pruning ? r->edge_start[s] : r->move_start[d], e1 = pruning ? r->edge_start[s + 1] : r->move_start[d + 1];
+            for (long e = e0; e < e1; e++) {
+                int m = pruning ? r->edge_move[e] : (int)e, at;
                 if ((tally / r->step[m]) % r->room[m] == 0) continue;  /* its group is used up */
-                int at = r->index[c - 1][mv[1] * r->planes[c - 1] + relax_at(r, c - 1, px, py)];
-                if (at < 0) continue;
+                double gain;
+                if (pruning) {
+                    at = r->edge_from[e];
+                    gain = r->edge_gain[e];
+                } else {
+                    const int *mv = r->moves + 5 * m;
+                    int px = x - mv[2], py = y - mv[3];
+                    if (absolute(px) + absolute(py) > r->limits[c - 1]) continue;
+                    at = r->index[c - 1][mv[1] * r->planes[c - 1] + relax_at(r, c - 1, px, py)];
+                    gain = mv[4] - 2 * r->penalty[mv[0]] + (double)px * mv[3] - (double)py * mv[2];
+                }
                 double v = job->before[(long)r->tally_index[tally - r->step[m]] * before_count + at];
                 if (v <= NONE_VALUE) continue;
-                double gain = v + mv[4] - 2 * r->penalty[mv[0]] + (double)px * mv[3] - (double)py * mv[2];
-                if (gain > top) { top = gain; arg_best = m; }
+                if (v + gain > top) { top = v + gain; arg_best = m; }
             }
-            if (r->floor > NONE_VALUE && top > NONE_VALUE && top + r->back[c][d * r->planes[c] + relax_at(r, c, x, y)] < r->floor) top = NONE_VALUE;
+            if (pruning && top > NONE_VALUE && top + r->back[c][d * r->planes[c] + relax_at(r, c, x, y)] < r->floor) top = NONE_VALUE;
             job->here[(long)which * count + s] = top;
             job->came[(long)which * count + s] = (int16_t)(top > NONE_VALUE ? arg_best : -1);
         }
@@ -534,6 +580,28 @@ static void run_threads(Pass *jobs, int threads, void *(*work)(void *)) {
     }
 }
 
+/* The edges into layer c (counted, then filled), in place of the layer before's; 0 when
+ * out of memory. */
+static int build_edges(Relax *r, int c, Pass *jobs) {
+    free(r->edge_start); free(r->edge_move); free(r->edge_from); free(r->edge_gain);
+    r->edge_move = r->edge_from = NULL;
+    r->edge_gain = NULL;
+    if (!(r->edge_start = malloc(sizeof(long) * (r->counts[c] + 1)))) return 0;
+    r->edge_start[0] = 0;
+    for (int fill = 0; fill < 2; fill++) {
+        for (int k = 0; k < r->threads; k++) jobs[k] = (Pass){r, c, k, r->threads, fill, NULL, NULL, NULL};
+        run_threads(jobs, r->threads, edge_pass);
+        if (fill) break;
+        for (long k = 0; k < r->counts[c]; k++) r->edge_start[k + 1] += r->edge_start[k];
+        long edges = r->edge_start[r->counts[c]] > 0 ? r->edge_start[r->counts[c]] : 1;
+        r->edge_move = malloc(sizeof(int) * edges);
+        r->edge_from = malloc(sizeof(int) * edges);
+        r->edge_gain = malloc(sizeof(double) * edges);
+        if (!r->edge_move || !r->edge_from || !r->edge_gain) return 0;
+    }
+    return 1;
+}
+
 static void relax_free(Relax *r, double *layers[2], int16_t **came) {
     for (int c = 0; c <= r->n; c++) {
         if (r->ahead) free(r->ahead[c]);
@@ -543,6 +611,7 @@ static void relax_free(Relax *r, double *layers[2], int16_t **came) {
         if (came) free(came[c]);
     }
     free(r->ahead); free(r->back); free(r->index); free(r->live); free(r->counts); free(came);
+    free(r->edge_start); free(r->edge_move); free(r->edge_from); free(r->edge_gain);
     free(r->cols); free(r->planes); free(layers[0]); free(layers[1]);
     free((void *)r->moves); free((void *)r->move_start); free((void *)r->limits); free((void *)r->group);
     free(r->step); free(r->room); free(r->tallies); free(r->tally_start); free(r->tally_index);
@@ -712,6 +781,7 @@ static PyObject *relaxed(PyObject *module, PyObject *args) {
             if (deadline > 0 && now() > deadline) { timed_out = 1; break; }
             long size = r.counts[c] * (long)(r.tally_start[c + 1] - r.tally_start[c]);
             if (!(came[c] = malloc(sizeof(int16_t) * (size > 0 ? size : 1)))) { timed_out = -1; break; }
+            if (pruning && !build_edges(&r, c, jobs)) { timed_out = -1; break; }
             for (int k = 0; k < r.threads; k++) jobs[k] = (Pass){&r, c, k, r.threads, 0, layers[(c - 1) & 1], layers[c & 1], came[c]};
             run_threads(jobs, r.threads, set_pass);
             int origin = r.index[c][r.start * r.planes[c] + relax_at(&r, c, 0, 0)];

@@ -5,6 +5,7 @@ second method) on random small sets, and against the known optima of oracles.md 
 docs/enclosure.md."""
 
 import random
+from collections.abc import Iterator
 
 import attrs
 import pytest
@@ -25,26 +26,30 @@ def random_piece(rng: random.Random, name: str) -> PieceType:
     return PieceType(name, tuple(sorted(cells)), kind="free", minimum=count, maximum=count)
 
 
-def test_the_bound_is_never_below_the_proved_optimum_of_random_small_sets():
+def random_sets(trials: int, most: int = 4) -> Iterator[tuple[random.Random, tuple[PieceType, ...], int, str]]:
+    """``trials`` random sets of 2 to ``most`` small pieces, each with a random rule, the
+    generator and what a failure should print (a fresh seed each run)."""
     seed = random.randrange(2**32)
     rng = random.Random(seed)
-    for trial in range(8):
-        pieces = tuple(random_piece(rng, f"p{k}") for k in range(rng.randint(2, 4)))
+    for trial in range(trials):
+        pieces = tuple(random_piece(rng, f"p{k}") for k in range(rng.randint(2, most)))
         neighbours = rng.choice([8, 4])
+        yield rng, pieces, neighbours, f"seed {seed}, trial {trial}: {pieces}, rule {neighbours}"
+
+
+def test_the_bound_is_never_below_the_proved_optimum_of_random_small_sets():
+    for _, pieces, neighbours, said in random_sets(8):
         optimum = BoundarySearch(pieces, neighbours).solve().bound
         found = relaxed_bound(pieces, neighbours, rounds=30)
-        assert found is not None and found.bound >= optimum, f"seed {seed}, trial {trial}: {pieces}, rule {neighbours}"
+        assert found is not None and found.bound >= optimum, said
 
 
 def test_any_starting_prices_give_a_bound_never_below_the_proved_optimum():
-    seed = random.randrange(2**32)
-    rng = random.Random(seed)
-    for trial in range(4):
-        pieces = tuple(random_piece(rng, f"p{k}") for k in range(rng.randint(2, 4)))
-        optimum = BoundarySearch(pieces, 8).solve().bound
+    for rng, pieces, neighbours, said in random_sets(4):
+        optimum = BoundarySearch(pieces, neighbours).solve().bound
         prices = [rng.uniform(0, 5) for _ in pieces]
-        found = relaxed_bound(pieces, 8, rounds=3, prices=prices)
-        assert found is not None and found.bound >= optimum, f"seed {seed}, trial {trial}: {pieces}, prices {prices}"
+        found = relaxed_bound(pieces, neighbours, rounds=3, prices=prices)
+        assert found is not None and found.bound >= optimum, f"{said}, prices {prices}"
 
 
 def test_each_bound_without_a_piece_is_at_least_the_optimum_without_it():
@@ -68,20 +73,15 @@ def test_the_bound_for_the_tetrominoes_is_at_least_their_optimum(neighbours, opt
 def test_no_prices_beat_a_bound_at_its_limit():
     # The rounds stop when their cutting planes show that no prices do better
     # (at_limit): one round at prices near those, or anywhere, never gives less.
-    seed = random.randrange(2**32)
-    rng = random.Random(seed)
-    for trial in range(4):
-        pieces = tuple(random_piece(rng, f"p{k}") for k in range(rng.randint(2, 4)))
-        neighbours = rng.choice([8, 4])
+    for rng, pieces, neighbours, said in random_sets(4):
         groups = random_groups(rng, len(pieces))
         limit = relaxed_bound(pieces, neighbours, rounds=500, groups=groups)
-        assert limit is not None and limit.at_limit, f"seed {seed}, trial {trial}: {pieces}"
+        assert limit is not None and limit.at_limit, f"{said}, groups {groups}"
         for _ in range(5):
             spread = rng.choice([0.01, 0.3, 3.0])
             prices = [max(0.0, price + rng.uniform(-spread, spread)) for price in limit.prices]
             other = relaxed_bound(pieces, neighbours, rounds=1, prices=prices, groups=groups)
-            said = f"seed {seed}, trial {trial}: {pieces}, rule {neighbours}, groups {groups}, prices {prices}"
-            assert other is not None and other.bound >= limit.bound, said
+            assert other is not None and other.bound >= limit.bound, f"{said}, groups {groups}, prices {prices}"
 
 
 def test_a_time_limit_too_short_for_one_round_gives_no_bound():
@@ -109,21 +109,30 @@ def random_groups(rng: random.Random, count: int) -> list[list[int]]:
 def test_a_tally_and_a_level_to_prove_never_give_a_bound_below_the_proved_optimum():
     # A split into groups, prices and a level to prove, all random: the bound may only
     # prove a level at or above the optimum (a level below it must be refuted).
-    seed = random.randrange(2**32)
-    rng = random.Random(seed)
-    for trial in range(10):
-        pieces = tuple(random_piece(rng, f"p{k}") for k in range(rng.randint(2, 5)))
-        neighbours = rng.choice([8, 4])
+    for rng, pieces, neighbours, said in random_sets(10, most=5):
         optimum = BoundarySearch(pieces, neighbours).solve().bound
         assert optimum is not None
         groups = random_groups(rng, len(pieces))
         prices = [rng.uniform(0, 4) for _ in pieces]
         prove = rng.choice([None, max(optimum - 1, 0), optimum, optimum + 1])
         found = relaxed_bound(pieces, neighbours, rounds=8, prices=prices, groups=groups, prove=prove)
-        said = (
-            f"seed {seed}, trial {trial}: {pieces}, rule {neighbours}, groups {groups}, prices {prices}, prove {prove}"
-        )
-        assert found is not None and found.bound >= optimum, said
+        assert found is not None and found.bound >= optimum, f"{said}, groups {groups}, prices {prices}, prove {prove}"
+
+
+def test_a_level_to_prove_drops_no_cycle_above_it():
+    # The floor prunes states and moves (bound.py) but must keep every cycle above it:
+    # one round with a level to prove gives the same bound as without, whenever that
+    # bound is above the level, and the level itself otherwise.
+    for rng, pieces, neighbours, said in random_sets(10, most=5):
+        groups = random_groups(rng, len(pieces))
+        prices = [rng.uniform(0, 4) for _ in pieces]
+        free = relaxed_bound(pieces, neighbours, rounds=1, prices=prices, groups=groups)
+        assert free is not None
+        for level in range(max(free.bound - 3, 0), free.bound + 2):
+            held = relaxed_bound(pieces, neighbours, rounds=1, prices=prices, groups=groups, prove=level)
+            assert held is not None and held.bound == max(free.bound, level), (
+                f"{said}, groups {groups}, prices {prices}, level {level}"
+            )
 
 
 def test_one_type_a_group_is_as_strong_as_the_boundary_search():
