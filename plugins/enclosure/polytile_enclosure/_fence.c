@@ -398,7 +398,7 @@ static long diamond_columns(int radius, long *col) {
     return size;
 }
 
-/* relaxed(moves, move_start, penalties, limits, bits, start, seconds, threads, floor):
+/* relaxed(moves, move_start, penalties, limits, bits, start, seconds, threads, floor, edges_most):
  * the dynamic program of bound.py.  Like dp() but over (number of pieces placed, set of
  * the *tracked* types used, direction, position) instead of (set of pieces, direction,
  * position): a tracked type (bits[type] >= 0, its bit in the set) is placed at most
@@ -432,6 +432,7 @@ typedef struct {
     long *edge_start;             /* the layer being filled: live state -> its first edge (live count + 1) */
     int *edge_move, *edge_from;   /* per edge: its move, and the live state of the layer before it comes from */
     double *edge_gain;            /* per edge: the doubled gain of its move there, priced */
+    long edges_most;              /* the most edges a layer may list */
     double floor;
     double deadline;
     int timed_out;
@@ -526,13 +527,13 @@ static void *edge_pass(void *arg) {
 }
 
 /* Layer c with the tallies, over its live states: work items are (tally, stretch of
- * states).  With the floor, a state's moves are its edges (edge_pass); without it, every
- * move that comes from inside the layer before. */
+ * states).  A state's moves are its edges when they were listed (build_edges), else every
+ * move that comes from a live state of the layer before. */
 enum { STRETCHES = 16 };
 static void *set_pass(void *arg) {
     Pass *job = arg;
     Relax *r = job->r;
-    int c = job->c, pruning = r->floor > NONE_VALUE;
+    int c = job->c, by_edges = r->edge_move != NULL;
     long count = r->counts[c], before_count = r->counts[c - 1];
     int first = r->tally_start[c], tallies = r->tally_start[c + 1] - first;
     for (long item = job->index; item < (long)tallies * STRETCHES; item += job->threads) {
@@ -543,12 +544,12 @@ static void *set_pass(void *arg) {
             int d = state[0], x = state[1], y = state[2];
             double top = NONE_VALUE;
             int arg_best = -1;
-            long e0 = pruning ? r->edge_start[s] : r->move_start[d], e1 = pruning ? r->edge_start[s + 1] : r->move_start[d + 1];
+            long e0 = by_edges ? r->edge_start[s] : r->move_start[d], e1 = by_edges ? r->edge_start[s + 1] : r->move_start[d + 1];
             for (long e = e0; e < e1; e++) {
-                int m = pruning ? r->edge_move[e] : (int)e, at;
+                int m = by_edges ? r->edge_move[e] : (int)e, at;
                 if ((tally / r->step[m]) % r->room[m] == 0) continue;  /* its group is used up */
                 double gain;
-                if (pruning) {
+                if (by_edges) {
                     at = r->edge_from[e];
                     gain = r->edge_gain[e];
                 } else {
@@ -556,13 +557,14 @@ static void *set_pass(void *arg) {
                     int px = x - mv[2], py = y - mv[3];
                     if (absolute(px) + absolute(py) > r->limits[c - 1]) continue;
                     at = r->index[c - 1][mv[1] * r->planes[c - 1] + relax_at(r, c - 1, px, py)];
+                    if (at < 0) continue;
                     gain = mv[4] - 2 * r->penalty[mv[0]] + (double)px * mv[3] - (double)py * mv[2];
                 }
                 double v = job->before[(long)r->tally_index[tally - r->step[m]] * before_count + at];
                 if (v <= NONE_VALUE) continue;
                 if (v + gain > top) { top = v + gain; arg_best = m; }
             }
-            if (pruning && top > NONE_VALUE && top + r->back[c][d * r->planes[c] + relax_at(r, c, x, y)] < r->floor) top = NONE_VALUE;
+            if (r->floor > NONE_VALUE && top > NONE_VALUE && top + r->back[c][d * r->planes[c] + relax_at(r, c, x, y)] < r->floor) top = NONE_VALUE;
             job->here[(long)which * count + s] = top;
             job->came[(long)which * count + s] = (int16_t)(top > NONE_VALUE ? arg_best : -1);
         }
@@ -580,8 +582,9 @@ static void run_threads(Pass *jobs, int threads, void *(*work)(void *)) {
     }
 }
 
-/* The edges into layer c (counted, then filled), in place of the layer before's; 0 when
- * out of memory. */
+/* The edges into layer c (counted, then filled), in place of the layer before's; none
+ * (edge_move NULL: the layer runs over the moves) when there are more than
+ * r->edges_most of them (16 bytes an edge); 0 when out of memory. */
 static int build_edges(Relax *r, int c, Pass *jobs) {
     free(r->edge_start); free(r->edge_move); free(r->edge_from); free(r->edge_gain);
     r->edge_move = r->edge_from = NULL;
@@ -594,6 +597,7 @@ static int build_edges(Relax *r, int c, Pass *jobs) {
         if (fill) break;
         for (long k = 0; k < r->counts[c]; k++) r->edge_start[k + 1] += r->edge_start[k];
         long edges = r->edge_start[r->counts[c]] > 0 ? r->edge_start[r->counts[c]] : 1;
+        if (edges > r->edges_most) return 1;
         r->edge_move = malloc(sizeof(int) * edges);
         r->edge_from = malloc(sizeof(int) * edges);
         r->edge_gain = malloc(sizeof(double) * edges);
@@ -624,8 +628,8 @@ static PyObject *relaxed(PyObject *module, PyObject *args) {
     double *layers[2] = {NULL, NULL};
     int16_t **came = NULL;
     double seconds;
-    if (!PyArg_ParseTuple(args, "OOOOOOidid", &moves_bytes, &start_bytes, &penalty_bytes, &limit_bytes, &group_bytes,
-                          &capacity_bytes, &r.start, &seconds, &r.threads, &r.floor))
+    if (!PyArg_ParseTuple(args, "OOOOOOididl", &moves_bytes, &start_bytes, &penalty_bytes, &limit_bytes, &group_bytes,
+                          &capacity_bytes, &r.start, &seconds, &r.threads, &r.floor, &r.edges_most))
         return NULL;
     if (r.threads < 1) r.threads = 1;
     if (r.threads > 64) r.threads = 64;
@@ -744,7 +748,7 @@ static PyObject *relaxed(PyObject *module, PyObject *args) {
     for (int c = 0; c <= n && !timed_out; c++) {
         long count = 0;
         for (long k = 0; k < 4 * r.planes[c]; k++) {
-            int alive = !pruning || r.ahead[c][k] > NONE_VALUE && r.back[c][k] > NONE_VALUE && r.ahead[c][k] + r.back[c][k] >= r.floor;
+            int alive = !pruning || (r.ahead[c][k] > NONE_VALUE && r.back[c][k] > NONE_VALUE && r.ahead[c][k] + r.back[c][k] >= r.floor);
             r.index[c][k] = alive ? (int)count++ : -1;
         }
         r.counts[c] = count;
@@ -822,7 +826,7 @@ static PyObject *relaxed(PyObject *module, PyObject *args) {
 
 static PyMethodDef module_methods[] = {
     {"relaxed", relaxed, METH_VARARGS,
-     "relaxed(moves, move_start, penalties, limits, bits, start, seconds, threads, floor) -> (best doubled value, pieces, uses per type, live states) or None"},
+     "relaxed(moves, move_start, penalties, limits, bits, start, seconds, threads, floor, edges_most) -> (best doubled value, pieces, uses per type, live states) or None"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -25,7 +25,8 @@ with its first are treated as in the boundary search.
 With ``prove = L``, the dynamic program drops every state through which no cycle
 (without the tally) can reach L + 1, so a round either finds a cycle above L exactly or
 shows that none reaches L + 1: then L is the bound.  ``grouped_bound`` runs the plain
-rounds, then splits the types by their prices into groups and runs tallied rounds.
+rounds, then splits the types by their prices into groups and runs tallied rounds, and
+splits finer when those reach their limit.
 """
 
 from __future__ import annotations
@@ -52,6 +53,9 @@ ROUNDING = 1e-6  # doubles add areas and prices: a value this close above a whol
 BOX, WARM_BOX = 1.0, 0.25
 GROW = 0.5
 STALL = 5
+# With a level to prove, a layer lists each live state's edges (the moves that may still
+# reach it) once, for all its tallies, unless they are more than this (16 bytes each).
+EDGES_MOST = 1 << 25
 
 
 @attrs.frozen
@@ -65,6 +69,7 @@ class RelaxedBound:
     seconds: float
     groups: int = 1  # the groups of the tally that gave the bound
     at_limit: bool = False  # no prices do better with this tally: more rounds would not lower it
+    uses: tuple[int, ...] = ()  # of each type, on the cycle of the round that gave the bound
 
 
 Move = tuple[int, int, int, int]  # d_in, d_out, dx, dy
@@ -173,6 +178,7 @@ def relaxed_bound(
     box = BOX if not any(prices) else WARM_BOX
     cycles: list[tuple[float, list[int]]] = []  # (area, uses per type) of each round's cycle
     best, best_prices, done, idle, estimate, at_limit = math.inf, tuple(prices), 0, 0, -math.inf, False
+    best_uses: tuple[int, ...] = ()
     while done < rounds:
         moves, move_start = _priced(makers, prices, group)
         penalties = array.array("d", prices).tobytes()
@@ -184,7 +190,7 @@ def relaxed_bound(
                 break
             floor = 2 * (prove + 1 - paid - ROUNDING) if prove is not None else -1e300
             answer = relaxed(
-                moves, move_start, penalties, limits, group_of, capacity, start, left or 0.0, threads, floor
+                moves, move_start, penalties, limits, group_of, capacity, start, left or 0.0, threads, floor, EDGES_MOST
             )
             if answer is None:
                 break
@@ -206,7 +212,7 @@ def relaxed_bound(
             # A step that gained at least half what the program promised: the box may grow.
             if best < math.inf and best - bound >= GROW * (best - estimate):
                 box *= 2
-            best, best_prices, idle = bound, tuple(prices), 0
+            best, best_prices, best_uses, idle = bound, tuple(prices), tuple(uses), 0
         else:
             idle += 1
             if idle == STALL:
@@ -218,7 +224,7 @@ def relaxed_bound(
     if best == math.inf:
         return None
     seconds = time.perf_counter() - started
-    return RelaxedBound(math.floor(best + ROUNDING), best_prices, done, seconds, at_limit=at_limit)
+    return RelaxedBound(math.floor(best + ROUNDING), best_prices, done, seconds, at_limit=at_limit, uses=best_uses)
 
 
 def needed_types(
@@ -241,6 +247,39 @@ def needed_types(
 
 
 GROUPS = 3  # the one-sided pentominoes: 309 with 2 groups, 308 (their optimum) with 3
+# A tally at its limit above the level to prove is refined, one group halved (``halved``),
+# while the finer split has at most this many tallies in a layer (the memory and time of a
+# round grow with them): the 4-neighbour pentominoes' 161 is proved with 5 groups (78);
+# the 35 hexominoes go from 3 groups (120) to 4 (455 or 497; about 9 s and 500 MB a
+# round), not to 5 (922 to 1,862; up to 37 s a round).
+TALLIES = 500
+
+
+def halved(split: Sequence[Sequence[int]], limit: RelaxedBound) -> list[list[int]]:
+    """The split with one group cut in two by price, the dearer half first: the group in
+    which the cycle at the limit repeats one type most (the one it fills with that type;
+    ties: the larger group)."""
+    uses = limit.uses or (0,) * len(limit.prices)
+    chosen = max(
+        (g for g in range(len(split)) if len(split[g]) > 1),
+        key=lambda g: (max(uses[kind] for kind in split[g]), len(split[g])),
+    )
+    members = sorted(split[chosen], key=lambda kind: -limit.prices[kind])
+    half = len(members) // 2
+    return [*map(list, split[:chosen]), members[:half], members[half:], *map(list, split[chosen + 1 :])]
+
+
+def widest_layer(split: Sequence[Sequence[int]], copies: Sequence[int]) -> int:
+    """The most tallies in one layer (tallies whose counts add up to the same number)."""
+    layers = [1]
+    for members in split:
+        room = sum(copies[kind] for kind in members)
+        wider = [0] * (len(layers) + room)
+        for placed, ways in enumerate(layers):
+            for more in range(room + 1):
+                wider[placed + more] += ways
+        layers = wider
+    return max(layers)
 
 
 def grouped_bound(
@@ -250,6 +289,7 @@ def grouped_bound(
     prove: int,
     rounds: int = 40,
     groups: int = GROUPS,
+    tallies: int = TALLIES,
     dearest: Sequence[int] = (),
     time_limit: float | None = None,
     threads: int = 2,
@@ -261,15 +301,17 @@ def grouped_bound(
     already, as the fence finder's route does), then, unless they prove it, the types split
     into ``groups`` groups by their prices (the dearest together: the types a relaxed
     cycle repeats) and ``rounds`` tallied rounds from those prices, within the time
-    left (or until no prices do better with that split).
+    left.  When those stop at their limit (no prices do better with that split) above
+    ``prove``, a group is halved (``halved``) and ``rounds`` more run from the
+    prices reached, as long as the finer split has at most ``tallies`` tallies in a layer.
     ``dearest`` (sizes, e.g. ``(2, 2, 2, 2)``): split instead the dearest types
     into groups of those sizes, dearest first, and the others into one group.  The
-    least bound of the two; None if the first plain round did not finish."""
+    least bound of them all; None if the first plain round did not finish."""
     ends = list(itertools.accumulate(dearest))
     if dearest and (ends[-1] >= len(pieces) or min(dearest) < 1):
         raise ValueError("dearest: sizes of at least 1 that leave some types for the last group")
     started = time.perf_counter()
-    before = plain.seconds if plain is not None else 0.0  # the seconds reported count both parts
+    before = plain.seconds if plain is not None else 0.0  # the seconds reported count every part
     if plain is None:
         plain = relaxed_bound(
             pieces, neighbours, rounds=rounds, time_limit=time_limit, threads=threads, on_round=on_round
@@ -283,21 +325,32 @@ def grouped_bound(
         return plain
     else:
         split = [order[len(order) * g // groups : len(order) * (g + 1) // groups] for g in range(groups)]
-    left = None if time_limit is None else time_limit - (time.perf_counter() - started)
-    if left is not None and left <= 0:
-        return plain
-    tallied = relaxed_bound(
-        pieces,
-        neighbours,
-        rounds=rounds,
-        time_limit=left,
-        prices=plain.prices,
-        groups=split,
-        threads=threads,
-        prove=prove,
-        on_round=on_round,
-    )
-    seconds = before + time.perf_counter() - started
-    if tallied is None or tallied.bound >= plain.bound:
-        return attrs.evolve(plain, seconds=seconds)
-    return attrs.evolve(tallied, rounds=plain.rounds + tallied.rounds, seconds=seconds, groups=len(split))
+    best, prices, done = plain, plain.prices, plain.rounds
+    copies = [piece.maximum or 0 for piece in pieces]
+    while True:
+        left = None if time_limit is None else time_limit - (time.perf_counter() - started)
+        if left is not None and left <= 0:
+            break
+        tallied = relaxed_bound(
+            pieces,
+            neighbours,
+            rounds=rounds,
+            time_limit=left,
+            prices=prices,
+            groups=split,
+            threads=threads,
+            prove=prove,
+            on_round=on_round,
+        )
+        if tallied is None:
+            break
+        done += tallied.rounds
+        if tallied.bound < best.bound:
+            best = attrs.evolve(tallied, groups=len(split))
+        if best.bound <= prove or not tallied.at_limit or max(map(len, split)) < 2:
+            break
+        finer = halved(split, tallied)
+        if widest_layer(finer, copies) > tallies:
+            break
+        split, prices = finer, tallied.prices
+    return attrs.evolve(best, rounds=done, seconds=before + time.perf_counter() - started)

@@ -76,8 +76,8 @@ class EncloseOptions:
         metadata=doc(
             "fence finder: rounds of the relaxed upper bound (bound.py), at most, each way: plain rounds before the "
             "search (a third of the time at most; their prices let the search skip what cannot help), tallied ones "
-            "after it; each stops early at its limit (no prices do better); the search gets the time left; 0: no "
-            "bound, and a search without prices"
+            "after it, for each split of the types (a finer one at the limit); each stops early at its limit (no "
+            "prices do better); the search gets the time left; 0: no bound, and a search without prices"
         ),
     )
     symmetry_breaking: bool = attrs.field(
