@@ -442,6 +442,11 @@ static inline long relax_at(const Relax *r, int c, int x, int y) {
     return r->cols[(long)c * (2 * r->widest + 1) + x + r->limits[c]] + y;
 }
 
+/* The doubled gain of move ``mv`` from (fx, fy), its type's price paid. */
+static inline double priced_gain(const Relax *r, const int *mv, int fx, int fy) {
+    return mv[4] - 2 * r->penalty[mv[0]] + (double)fx * mv[3] - (double)fy * mv[2];
+}
+
 typedef struct {
     Relax *r;
     int c, index, threads, second;  /* plain_pass: backward; edge_pass: fill the edges counted */
@@ -469,7 +474,7 @@ static void *plain_pass(void *arg) {
                         if (absolute(px) + absolute(py) > other) continue;
                         double v = r->ahead[c - 1][mv[1] * r->planes[c - 1] + relax_at(r, c - 1, px, py)];
                         if (v <= NONE_VALUE) continue;
-                        double gain = v + mv[4] - 2 * r->penalty[mv[0]] + (double)px * mv[3] - (double)py * mv[2];
+                        double gain = v + priced_gain(r, mv, px, py);
                         if (gain > top) top = gain;
                     }
                     r->ahead[c][d * r->planes[c] + relax_at(r, c, x, y)] = top;
@@ -483,7 +488,7 @@ static void *plain_pass(void *arg) {
                             if (absolute(nx) + absolute(ny) > other) continue;
                             double v = r->back[c + 1][r->move_out[r->in_order[k]] * r->planes[c + 1] + relax_at(r, c + 1, nx, ny)];
                             if (v <= NONE_VALUE) continue;
-                            double gain = v + mv[4] - 2 * r->penalty[mv[0]] + (double)x * mv[3] - (double)y * mv[2];
+                            double gain = v + priced_gain(r, mv, x, y);
                             if (gain > top) top = gain;
                         }
                     }
@@ -494,11 +499,11 @@ static void *plain_pass(void *arg) {
     return NULL;
 }
 
-/* The edges into layer c's live states, for the tallied pass: a move from a live state
- * of layer c - 1 (without the floor, every state is live).  With the floor, an edge is
- * kept only if the best path to its start (without tallies), its gain and the best way
- * back from its end reach the floor.  Counted first (``fill`` 0: edge_start[s + 1] = the
- * edges of state s), then filled at edge_start[s]. */
+/* The edges into layer c's live states, for the tallied pass with a floor: the moves
+ * from a live state of layer c - 1 such that the best path to their start (without
+ * tallies), their gain and the best way back from their end reach the floor.  Counted
+ * first (``fill`` 0: edge_start[s + 1] = the edges of state s), then filled at
+ * edge_start[s]. */
 static void *edge_pass(void *arg) {
     Pass *job = arg;
     Relax *r = job->r;
@@ -507,7 +512,7 @@ static void *edge_pass(void *arg) {
     for (long s = job->index; s < count; s += job->threads) {
         const int *state = r->live[c] + 3 * s;
         int d = state[0], x = state[1], y = state[2];
-        double home = r->floor > NONE_VALUE ? r->back[c][d * r->planes[c] + relax_at(r, c, x, y)] : 0.0;
+        double home = r->back[c][d * r->planes[c] + relax_at(r, c, x, y)];
         long e = fill ? r->edge_start[s] : 0;
         for (int m = r->move_start[d]; m < r->move_start[d + 1]; m++) {
             const int *mv = r->moves + 5 * m;
@@ -516,8 +521,8 @@ static void *edge_pass(void *arg) {
             long spot_before = mv[1] * r->planes[c - 1] + relax_at(r, c - 1, px, py);
             int at = r->index[c - 1][spot_before];
             if (at < 0) continue;
-            double gain = mv[4] - 2 * r->penalty[mv[0]] + (double)px * mv[3] - (double)py * mv[2];
-            if (r->floor > NONE_VALUE && r->ahead[c - 1][spot_before] + gain + home < r->floor) continue;
+            double gain = priced_gain(r, mv, px, py);
+            if (r->ahead[c - 1][spot_before] + gain + home < r->floor) continue;
             if (fill) { r->edge_move[e] = m; r->edge_from[e] = at; r->edge_gain[e] = gain; }
             e++;
         }
@@ -558,7 +563,7 @@ static void *set_pass(void *arg) {
                     if (absolute(px) + absolute(py) > r->limits[c - 1]) continue;
                     at = r->index[c - 1][mv[1] * r->planes[c - 1] + relax_at(r, c - 1, px, py)];
                     if (at < 0) continue;
-                    gain = mv[4] - 2 * r->penalty[mv[0]] + (double)px * mv[3] - (double)py * mv[2];
+                    gain = priced_gain(r, mv, px, py);
                 }
                 double v = job->before[(long)r->tally_index[tally - r->step[m]] * before_count + at];
                 if (v <= NONE_VALUE) continue;

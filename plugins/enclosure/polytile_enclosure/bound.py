@@ -259,10 +259,9 @@ def halved(split: Sequence[Sequence[int]], limit: RelaxedBound) -> list[list[int
     """The split with one group cut in two by price, the dearer half first: the group in
     which the cycle at the limit repeats one type most (the one it fills with that type;
     ties: the larger group)."""
-    uses = limit.uses or (0,) * len(limit.prices)
     chosen = max(
         (g for g in range(len(split)) if len(split[g]) > 1),
-        key=lambda g: (max(uses[kind] for kind in split[g]), len(split[g])),
+        key=lambda g: (max(limit.uses[kind] for kind in split[g]), len(split[g])),
     )
     members = sorted(split[chosen], key=lambda kind: -limit.prices[kind])
     half = len(members) // 2

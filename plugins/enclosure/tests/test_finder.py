@@ -229,29 +229,35 @@ def finder_route(solve, monkeypatch):
     return solve_by_finder
 
 
-@pytest.mark.slow
-def test_the_finder_route_proves_the_pentominoes_128_with_the_tallied_bound(finder_route):
-    # The finder's fence, then the tallied bound proves it
-    # (oracles.md: 128, proved optimal by Shimauchi; the boundary search proves it too).
-    body = (
-        '[[pieces]]\nfamily = "pentominoes"\n[options.enclose]\nbound_rounds = 100\n'
-        "[solve]\ntime_limit = 90\nseed = 1\n"
-    )
+@pytest.mark.parametrize(
+    "body, optimum, said",
+    [
+        # The finder's fence, then the tallied bound proves it (oracles.md: 128, proved
+        # optimal by Shimauchi; the boundary search proves it too).
+        pytest.param(
+            '[[pieces]]\nfamily = "pentominoes"\n[options.enclose]\nbound_rounds = 100\n'
+            "[solve]\ntime_limit = 90\nseed = 1\n",
+            128,
+            "group",
+            marks=pytest.mark.slow,
+            id="pentominoes-tallied",
+        ),
+        # The 5 tetrominoes under the 4-neighbour rule enclose 15 (docs/enclosure.md, proved
+        # by the boundary search); the plain rounds stop at their limit, 15, within their 300,
+        # and the result says so.
+        pytest.param(
+            '[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nneighbours = 4\nbound_rounds = 300\n'
+            "[solve]\ntime_limit = 3\n",
+            15,
+            "at their limit",
+            id="tetrominoes-at-limit",
+        ),
+    ],
+)
+def test_the_finder_route_proves_its_fence_with_the_bound(finder_route, body, optimum, said):
     result = finder_route(body)
-    assert result.objective == 128 and result.bound == 128 and result.found == Found.OPTIMAL
-    assert "group" in result.details["bound proof"]
-
-
-def test_the_result_says_when_the_bound_is_at_its_limit(finder_route):
-    # The 5 tetrominoes under the 4-neighbour rule enclose 15 (docs/enclosure.md, proved
-    # by the boundary search); the plain rounds stop at their limit, 15, within their 300.
-    body = (
-        '[[pieces]]\nfamily = "tetrominoes"\n[options.enclose]\nneighbours = 4\nbound_rounds = 300\n'
-        "[solve]\ntime_limit = 3\n"
-    )
-    result = finder_route(body)
-    assert result.objective == 15 and result.bound == 15 and result.found == Found.OPTIMAL
-    assert "at their limit" in result.details["bound proof"], result.details
+    assert result.objective == optimum and result.bound == optimum and result.found == Found.OPTIMAL
+    assert said in result.details["bound proof"], result.details
 
 
 def test_the_search_gets_the_time_the_bound_leaves(finder_route):
