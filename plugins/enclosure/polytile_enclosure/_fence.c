@@ -398,12 +398,12 @@ static long diamond_columns(int radius, long *col) {
     return size;
 }
 
-/* relaxed(moves, move_start, penalties, limits, bits, start, seconds, threads, floor, edges_most):
- * the dynamic program of bound.py.  Like dp() but over (number of pieces placed, set of
- * the *tracked* types used, direction, position) instead of (set of pieces, direction,
- * position): a tracked type (bits[type] >= 0, its bit in the set) is placed at most
- * once; any other may be placed again, at the price 2 * penalties[type] (doubles) on top
- * of its doubled gain.  ``moves`` are int32 rows (type, d_in, dx, dy, area2) grouped by
+/* relaxed(moves, move_start, penalties, limits, groups, capacities, start, seconds, threads, floor, edges_most, coarse):
+ * the dynamic program of bound.py.  Like dp() but over (number of pieces placed, tally,
+ * direction, position) instead of (set of pieces, direction, position): the tally counts
+ * the pieces placed of each group of types (groups[type]), at most capacities[group];
+ * a type may be placed again, at the price 2 * penalties[type] (doubles) on top of its
+ * doubled gain.  ``moves`` are int32 rows (type, d_in, dx, dy, area2) grouped by
  * d_out (move_start[d] .. move_start[d + 1]); a path of c pieces stands in the diamond
  * |x| + |y| <= limits[c] (limits[0] = 0: it starts at the origin).
  *
@@ -412,17 +412,74 @@ static long diamond_columns(int radius, long *col) {
  * through a state; a state whose bound, or whose value with the sets plus the backward
  * bound, is below ``floor`` is dropped, and so is a move into a live state that cannot
  * reach ``floor`` even between those bounds (edge_pass: the tallied pass runs over each
- * state's edges only).  So the answer is exact whenever it is above
+ * state's edges only).  With ``coarse`` (int32 per group: the group of a coarser split
+ * that holds it; empty for none) the coarser tallies run first, forward and backward
+ * (coarse_alive), and the tallied pass skips every state whose coarse tally cannot reach
+ * ``floor`` there.  So the answer is exact whenever it is above
  * ``floor`` and otherwise only known to be at most ``floor``: the caller takes
  * max(answer, floor).  Returns (best doubled value or -1e300, pieces, uses per type, live
  * states) of the best cycle from (origin, start) back to it, or None when out of time. */
 #define NONE_VALUE (-1e300)
+/* The tallies of a split: one digit per group, from 0 to its capacity (mixed radix); the
+ * tallies of layer c are those whose digits add up to c. */
+typedef struct {
+    int *codes, *start;           /* the tallies of each layer, by layer (start: n + 2 entries) */
+    int *index;                   /* by code: its number within its layer (-1 past layer n) */
+    int *step, *room;             /* per move: its group's place value in a code, and its capacity + 1 */
+} Tallies;
+
+static void tallies_free(Tallies *t) {
+    free(t->codes); free(t->start); free(t->index); free(t->step); free(t->room);
+}
+
+/* The tallies of groups with these capacities, for the moves whose groups are
+ * move_group[m]; 0 when out of memory. */
+static int make_tallies(Tallies *t, const int *capacity, Py_ssize_t n_groups, int n, const int *move_group, int n_rows) {
+    long n_codes = 1;
+    int *place = malloc(sizeof(int) * (n_groups + 1));
+    for (Py_ssize_t g = 0; place && g < n_groups; g++) {
+        place[g] = (int)n_codes;
+        n_codes *= capacity[g] + 1;
+    }
+    t->codes = malloc(sizeof(int) * n_codes);
+    t->index = malloc(sizeof(int) * n_codes);
+    t->start = calloc(n + 2, sizeof(int));
+    t->step = malloc(sizeof(int) * (n_rows + 1));
+    t->room = malloc(sizeof(int) * (n_rows + 1));
+    int *fill = calloc(n + 1, sizeof(int));
+    int made = place && t->codes && t->index && t->start && t->step && t->room && fill;
+    if (made) {
+        for (long code = 0; code < n_codes; code++) {
+            long rest = code;
+            int sum = 0;
+            for (Py_ssize_t g = 0; g < n_groups; g++) { sum += (int)(rest % (capacity[g] + 1)); rest /= capacity[g] + 1; }
+            t->index[code] = sum;  /* for now: its layer */
+            if (sum <= n) t->start[sum + 1]++;
+        }
+        for (int c = 0; c <= n; c++) t->start[c + 1] += t->start[c];
+        for (long code = 0; code < n_codes; code++) {
+            int layer = t->index[code];
+            if (layer > n) { t->index[code] = -1; continue; }
+            t->codes[t->start[layer] + fill[layer]] = (int)code;
+            t->index[code] = fill[layer]++;
+        }
+        for (int m = 0; m < n_rows; m++) {
+            t->step[m] = place[move_group[m]];
+            t->room[m] = capacity[move_group[m]] + 1;
+        }
+    }
+    free(place);
+    free(fill);
+    return made;
+}
+
 typedef struct {
     int n, widest, threads, start;
     const int *moves, *move_start, *move_out, *in_order, *in_start, *group, *limits;
-    int *step, *room;             /* per move: its group's place value in a tally, and its capacity + 1 */
-    int *tallies, *tally_start;   /* the tallies of each layer (their digits add up to c), by layer */
-    int *tally_index;             /* a tally's number within its layer */
+    Tallies fine, coarse;         /* the split's tallies, and a coarser split's (or none: coarse.codes NULL) */
+    Tallies *t;                   /* the tallies the set passes run over */
+    unsigned char **alive;        /* per layer, or NULL: [coarse tally][state] may reach the floor */
+    int *coarse_of;               /* by code of the split: the number of its coarse tally within its layer */
     const double *penalty;
     long *cols, *planes;          /* per layer: where (x, 0) is in its diamond; the diamond's size */
     double **ahead, **back;       /* per layer: forward and backward values without the sets, [d][pos] */
@@ -538,21 +595,24 @@ enum { STRETCHES = 16 };
 static void *set_pass(void *arg) {
     Pass *job = arg;
     Relax *r = job->r;
+    const Tallies *t = r->t;
     int c = job->c, by_edges = r->edge_move != NULL;
     long count = r->counts[c], before_count = r->counts[c - 1];
-    int first = r->tally_start[c], tallies = r->tally_start[c + 1] - first;
+    int first = t->start[c], tallies = t->start[c + 1] - first;
     for (long item = job->index; item < (long)tallies * STRETCHES; item += job->threads) {
-        int which = (int)(item / STRETCHES), stretch = (int)(item % STRETCHES), tally = r->tallies[first + which];
+        int which = (int)(item / STRETCHES), stretch = (int)(item % STRETCHES), tally = t->codes[first + which];
         long from = count * stretch / STRETCHES, to = count * (stretch + 1) / STRETCHES;
+        const unsigned char *alive = r->alive ? r->alive[c] + (long)r->coarse_of[tally] * count : NULL;
         for (long s = from; s < to; s++) {
             const int *state = r->live[c] + 3 * s;
             int d = state[0], x = state[1], y = state[2];
             double top = NONE_VALUE;
             int arg_best = -1;
             long e0 = by_edges ? r->edge_start[s] : r->move_start[d], e1 = by_edges ? r->edge_start[s + 1] : r->move_start[d + 1];
+            if (alive && !alive[s]) e1 = e0;  /* no cycle of the coarse tallies through it reaches the floor */
             for (long e = e0; e < e1; e++) {
                 int m = by_edges ? r->edge_move[e] : (int)e, at;
-                if ((tally / r->step[m]) % r->room[m] == 0) continue;  /* its group is used up */
+                if ((tally / t->step[m]) % t->room[m] == 0) continue;  /* its group is used up */
                 double gain;
                 if (by_edges) {
                     at = r->edge_from[e];
@@ -565,14 +625,43 @@ static void *set_pass(void *arg) {
                     if (at < 0) continue;
                     gain = priced_gain(r, mv, px, py);
                 }
-                double v = job->before[(long)r->tally_index[tally - r->step[m]] * before_count + at];
+                double v = job->before[(long)t->index[tally - t->step[m]] * before_count + at];
                 if (v <= NONE_VALUE) continue;
                 if (v + gain > top) { top = v + gain; arg_best = m; }
             }
             if (r->floor > NONE_VALUE && top > NONE_VALUE && top + r->back[c][d * r->planes[c] + relax_at(r, c, x, y)] < r->floor) top = NONE_VALUE;
             job->here[(long)which * count + s] = top;
-            job->came[(long)which * count + s] = (int16_t)(top > NONE_VALUE ? arg_best : -1);
+            if (job->came) job->came[(long)which * count + s] = (int16_t)(top > NONE_VALUE ? arg_best : -1);
         }
+    }
+    return NULL;
+}
+
+/* Layer c's backward values with the tallies (job->here, [tally][state]: the best way from
+ * the state back to the start that keeps within the groups' capacities) from layer
+ * c + 1's (job->before), over the edges into layer c + 1 (build_edges(c + 1)).  Each
+ * thread takes whole tallies of layer c, so that it alone writes their rows. */
+static void *tally_back_pass(void *arg) {
+    Pass *job = arg;
+    Relax *r = job->r;
+    const Tallies *t = r->t;
+    int c = job->c, first = t->start[c], tallies = t->start[c + 1] - first;
+    long count = r->counts[c], after_count = r->counts[c + 1];
+    int origin = r->index[c][r->start * r->planes[c] + relax_at(r, c, 0, 0)];
+    for (int which = job->index; which < tallies; which += job->threads) {
+        int tally = t->codes[first + which];
+        double *row = job->here + (long)which * count;
+        for (long s = 0; s < count; s++) row[s] = NONE_VALUE;
+        if (origin >= 0) row[origin] = 0.0;  /* close here */
+        for (long s = 0; s < after_count; s++)
+            for (long e = r->edge_start[s]; e < r->edge_start[s + 1]; e++) {
+                int m = r->edge_move[e];
+                if ((tally / t->step[m]) % t->room[m] == t->room[m] - 1) continue;  /* its group is full */
+                double v = job->before[(long)t->index[tally + t->step[m]] * after_count + s];
+                if (v <= NONE_VALUE) continue;
+                v += r->edge_gain[e];
+                if (v > row[r->edge_from[e]]) row[r->edge_from[e]] = v;
+            }
     }
     return NULL;
 }
@@ -611,6 +700,73 @@ static int build_edges(Relax *r, int c, Pass *jobs) {
     return 1;
 }
 
+static void free_layers(void **layers, int n) {
+    if (!layers) return;
+    for (int c = 0; c <= n; c++) free(layers[c]);
+    free(layers);
+}
+
+/* r->alive from the coarse tallies: forward (every layer kept) and backward (two at a
+ * time) with the tallies of ``coarse``, a state of layer c with a coarse tally alive when
+ * a cycle through it can still reach the floor.  A finer tally's path is a coarse one's,
+ * so the finer pass may skip every state whose coarse tally is not alive there.  Returns
+ * 1 when done, 0 when it could not be (out of memory, or a layer too wide for its edges:
+ * then the finer pass runs unpruned), -1 when out of time. */
+static int coarse_alive(Relax *r, Tallies *coarse, Pass *jobs, double deadline) {
+    int n = r->n, result = 0;
+    Tallies *fine = r->t;
+    r->t = coarse;
+    double **ahead = calloc(n + 1, sizeof(double *)), *back[2] = {NULL, NULL};
+    long widest = 1;
+    for (int c = 0; c <= n; c++) {
+        long size = r->counts[c] * (long)(coarse->start[c + 1] - coarse->start[c]);
+        if (size > widest) widest = size;
+    }
+    unsigned char **alive = calloc(n + 1, sizeof(unsigned char *));
+    back[0] = malloc(sizeof(double) * widest);
+    back[1] = malloc(sizeof(double) * widest);
+    if (!ahead || !alive || !back[0] || !back[1]) goto done;
+    for (int c = 0; c <= n; c++) {
+        long size = r->counts[c] * (long)(coarse->start[c + 1] - coarse->start[c]);
+        if (!(ahead[c] = malloc(sizeof(double) * (size > 0 ? size : 1)))) goto done;
+        if (!(alive[c] = malloc(size > 0 ? size : 1))) goto done;
+    }
+    for (long k = 0; k < r->counts[0]; k++) ahead[0][k] = NONE_VALUE;
+    if (r->counts[0] > 0) ahead[0][r->index[0][r->start]] = 0.0;
+    for (int c = 1; c <= n; c++) {
+        if (deadline > 0 && now() > deadline) { result = -1; goto done; }
+        if (!build_edges(r, c, jobs)) goto done;
+        for (int k = 0; k < r->threads; k++) jobs[k] = (Pass){r, c, k, r->threads, 0, ahead[c - 1], ahead[c], NULL};
+        run_threads(jobs, r->threads, set_pass);
+    }
+    for (int c = n; c >= 0; c--) {
+        if (deadline > 0 && now() > deadline) { result = -1; goto done; }
+        double *here = back[c & 1];
+        if (c == n) {
+            int origin = r->index[n][r->start * r->planes[n] + relax_at(r, n, 0, 0)];
+            for (long k = 0; k < r->counts[n] * (long)(coarse->start[n + 1] - coarse->start[n]); k++) here[k] = NONE_VALUE;
+            for (int which = 0; origin >= 0 && which < coarse->start[n + 1] - coarse->start[n]; which++) here[(long)which * r->counts[n] + origin] = 0.0;
+        } else {
+            if (!build_edges(r, c + 1, jobs) || !r->edge_move) goto done;
+            for (int k = 0; k < r->threads; k++) jobs[k] = (Pass){r, c, k, r->threads, 0, back[(c + 1) & 1], here, NULL};
+            run_threads(jobs, r->threads, tally_back_pass);
+        }
+        long size = r->counts[c] * (long)(coarse->start[c + 1] - coarse->start[c]);
+        for (long k = 0; k < size; k++)
+            alive[c][k] = ahead[c][k] > NONE_VALUE && here[k] > NONE_VALUE && ahead[c][k] + here[k] >= r->floor;
+        free(ahead[c]);
+        ahead[c] = NULL;
+    }
+    result = 1;
+done:
+    free_layers((void **)ahead, n);
+    free(back[0]); free(back[1]);
+    if (result == 1) r->alive = alive;
+    else free_layers((void **)alive, n);
+    r->t = fine;
+    return result;
+}
+
 static void relax_free(Relax *r, double *layers[2], int16_t **came) {
     for (int c = 0; c <= r->n; c++) {
         if (r->ahead) free(r->ahead[c]);
@@ -623,18 +779,19 @@ static void relax_free(Relax *r, double *layers[2], int16_t **came) {
     free(r->edge_start); free(r->edge_move); free(r->edge_from); free(r->edge_gain);
     free(r->cols); free(r->planes); free(layers[0]); free(layers[1]);
     free((void *)r->moves); free((void *)r->move_start); free((void *)r->limits); free((void *)r->group);
-    free(r->step); free(r->room); free(r->tallies); free(r->tally_start); free(r->tally_index);
+    free_layers((void **)r->alive, r->n);
+    tallies_free(&r->fine); tallies_free(&r->coarse); free(r->coarse_of);
     free((void *)r->in_order); free((void *)r->in_start); free((void *)r->move_out);
 }
 
 static PyObject *relaxed(PyObject *module, PyObject *args) {
-    PyObject *moves_bytes, *start_bytes, *penalty_bytes, *limit_bytes, *group_bytes, *capacity_bytes;
+    PyObject *moves_bytes, *start_bytes, *penalty_bytes, *limit_bytes, *group_bytes, *capacity_bytes, *coarse_bytes;
     Relax r = {0};
     double *layers[2] = {NULL, NULL};
     int16_t **came = NULL;
     double seconds;
-    if (!PyArg_ParseTuple(args, "OOOOOOididl", &moves_bytes, &start_bytes, &penalty_bytes, &limit_bytes, &group_bytes,
-                          &capacity_bytes, &r.start, &seconds, &r.threads, &r.floor, &r.edges_most))
+    if (!PyArg_ParseTuple(args, "OOOOOOididlO", &moves_bytes, &start_bytes, &penalty_bytes, &limit_bytes, &group_bytes,
+                          &capacity_bytes, &r.start, &seconds, &r.threads, &r.floor, &r.edges_most, &coarse_bytes))
         return NULL;
     if (r.threads < 1) r.threads = 1;
     if (r.threads > 64) r.threads = 64;
@@ -662,41 +819,43 @@ static PyObject *relaxed(PyObject *module, PyObject *args) {
     for (int c = 0; c <= n; c++)
         if (limits[c] > r.widest) r.widest = limits[c];
     /* the tallies: one digit per group, from 0 to its capacity; those of layer c add up to c */
-    long n_tallies = 1;
-    int *place = malloc(sizeof(int) * (n_groups + 1));
-    for (Py_ssize_t g = 0; place && g < n_groups; g++) {
-        place[g] = (int)n_tallies;
-        n_tallies *= capacity[g] + 1;
+    Py_ssize_t n_coarse_of = 0;
+    int *coarse_group = PyBytes_GET_SIZE(coarse_bytes) > 0 ? copy_ints(coarse_bytes, &n_coarse_of) : NULL;
+    int *move_group = malloc(sizeof(int) * (n_rows + 1));
+    int made = move_group != NULL;
+    if (made) {
+        for (int m = 0; m < n_rows; m++) move_group[m] = group[moves[5 * m]];
+        made = make_tallies(&r.fine, capacity, n_groups, n, move_group, n_rows);
     }
-    r.tallies = malloc(sizeof(int) * n_tallies);
-    r.tally_index = malloc(sizeof(int) * n_tallies);
-    r.tally_start = calloc(n + 2, sizeof(int));
-    r.step = malloc(sizeof(int) * (n_rows + 1));
-    r.room = malloc(sizeof(int) * (n_rows + 1));
-    if (place && r.tallies && r.tally_index && r.tally_start && r.step && r.room) {
-        for (long code = 0; code < n_tallies; code++) {
-            long rest = code;
-            int sum = 0;
-            for (Py_ssize_t g = 0; g < n_groups; g++) { sum += (int)(rest % (capacity[g] + 1)); rest /= capacity[g] + 1; }
-            r.tally_index[code] = sum;  /* for now: its layer */
-            if (sum <= n) r.tally_start[sum + 1]++;
+    r.t = &r.fine;
+    if (made && coarse_group && n_coarse_of == n_groups) {
+        /* a coarser split: each group of the split is in one of its groups */
+        int n_coarse = 0;
+        for (Py_ssize_t g = 0; g < n_groups; g++)
+            if (coarse_group[g] + 1 > n_coarse) n_coarse = coarse_group[g] + 1;
+        int *coarse_capacity = calloc(n_coarse, sizeof(int)), *coarse_place = malloc(sizeof(int) * n_coarse);
+        long n_codes = 1, coarse_codes = 1;
+        for (Py_ssize_t g = 0; g < n_groups; g++) n_codes *= capacity[g] + 1;
+        r.coarse_of = malloc(sizeof(int) * n_codes);
+        made = coarse_capacity && coarse_place && r.coarse_of;
+        if (made) {
+            for (Py_ssize_t g = 0; g < n_groups; g++) coarse_capacity[coarse_group[g]] += capacity[g];
+            for (int g = 0; g < n_coarse; g++) { coarse_place[g] = (int)coarse_codes; coarse_codes *= coarse_capacity[g] + 1; }
+            for (int m = 0; m < n_rows; m++) move_group[m] = coarse_group[group[moves[5 * m]]];
+            made = make_tallies(&r.coarse, coarse_capacity, n_coarse, n, move_group, n_rows);
         }
-        for (int c = 0; c <= n; c++) r.tally_start[c + 1] += r.tally_start[c];
-        int *fill = calloc(n + 1, sizeof(int));
-        for (long code = 0; fill && code < n_tallies; code++) {
-            int layer = r.tally_index[code];
-            if (layer > n) { r.tally_index[code] = -1; continue; }
-            r.tallies[r.tally_start[layer] + fill[layer]] = (int)code;
-            r.tally_index[code] = fill[layer]++;
+        for (long code = 0; made && code < n_codes; code++) {
+            long rest = code, coarse_code = 0;
+            for (Py_ssize_t g = 0; g < n_groups; g++) {
+                coarse_code += (rest % (capacity[g] + 1)) * coarse_place[coarse_group[g]];
+                rest /= capacity[g] + 1;
+            }
+            r.coarse_of[code] = r.coarse.index[coarse_code];
         }
-        free(fill);
-        for (int m = 0; m < n_rows; m++) {
-            int g = group[moves[5 * m]];
-            r.step[m] = place[g];
-            r.room[m] = capacity[g] + 1;
-        }
+        free(coarse_capacity); free(coarse_place);
     }
-    free(place);
+    free(coarse_group);
+    free(move_group);
     free(capacity);
     int *in_order = malloc(sizeof(int) * (n_rows + 1)), *in_start = calloc(5, sizeof(int));
     int *move_out = malloc(sizeof(int) * (n_rows + 1));
@@ -708,7 +867,7 @@ static PyObject *relaxed(PyObject *module, PyObject *args) {
     r.counts = calloc(n + 1, sizeof(long));
     came = calloc(n + 1, sizeof(int16_t *));
     int *uses = calloc(n_types > 0 ? n_types : 1, sizeof(int));
-    int failed = !r.tallies || !r.tally_index || !r.tally_start || !r.step || !r.room || !in_order || !in_start || !move_out || !r.cols || !r.planes || !r.ahead || !r.back || !r.index || !r.live || !r.counts
+    int failed = !made || !in_order || !in_start || !move_out || !r.cols || !r.planes || !r.ahead || !r.back || !r.index || !r.live || !r.counts
                  || !came || !uses;
     for (int c = 0; c <= n && !failed; c++) {
         r.planes[c] = diamond_columns(limits[c], r.cols + (long)c * (2 * r.widest + 1));
@@ -772,10 +931,13 @@ static PyObject *relaxed(PyObject *module, PyObject *args) {
             }
         }
     }
+    /* a coarser split's tallies, forward and backward: the states where their cycles fall
+     * short of the floor are skipped by the finer tallies */
+    if (!timed_out && pruning && r.coarse.codes && coarse_alive(&r, &r.coarse, jobs, deadline) < 0) timed_out = 1;
     /* the tallies, over the live states, two layers of values at a time */
     long widest_count = 0;
     for (int c = 0; c <= n; c++) {
-        long size = r.counts[c] * (long)(r.tally_start[c + 1] - r.tally_start[c]);
+        long size = r.counts[c] * (long)(r.fine.start[c + 1] - r.fine.start[c]);
         if (size > widest_count) widest_count = size;
     }
     if (!timed_out && widest_count > 0) {
@@ -788,28 +950,28 @@ static PyObject *relaxed(PyObject *module, PyObject *args) {
         layers[0][r.index[0][r.start]] = 0.0;  /* the empty tally, at the origin, heading ``start`` */
         for (int c = 1; c <= n && !timed_out; c++) {
             if (deadline > 0 && now() > deadline) { timed_out = 1; break; }
-            long size = r.counts[c] * (long)(r.tally_start[c + 1] - r.tally_start[c]);
+            long size = r.counts[c] * (long)(r.fine.start[c + 1] - r.fine.start[c]);
             if (!(came[c] = malloc(sizeof(int16_t) * (size > 0 ? size : 1)))) { timed_out = -1; break; }
             if (pruning && !build_edges(&r, c, jobs)) { timed_out = -1; break; }
             for (int k = 0; k < r.threads; k++) jobs[k] = (Pass){&r, c, k, r.threads, 0, layers[(c - 1) & 1], layers[c & 1], came[c]};
             run_threads(jobs, r.threads, set_pass);
             int origin = r.index[c][r.start * r.planes[c] + relax_at(&r, c, 0, 0)];
             if (origin < 0) continue;
-            for (int which = 0; which < r.tally_start[c + 1] - r.tally_start[c]; which++) {
+            for (int which = 0; which < r.fine.start[c + 1] - r.fine.start[c]; which++) {
                 double value = layers[c & 1][(long)which * r.counts[c] + origin];
                 if (value > best) { best = value; best_count = c; best_set = which; }
             }
         }
     }
     if (!timed_out && best > NONE_VALUE) {
-        int x = 0, y = 0, d = r.start, tally = r.tallies[r.tally_start[best_count] + best_set];
+        int x = 0, y = 0, d = r.start, tally = r.fine.codes[r.fine.start[best_count] + best_set];
         for (int c = best_count; c >= 1; c--) {
             int at = r.index[c][d * r.planes[c] + relax_at(&r, c, x, y)];
-            int m = came[c][(long)r.tally_index[tally] * r.counts[c] + at];
+            int m = came[c][(long)r.fine.index[tally] * r.counts[c] + at];
             const int *mv = moves + 5 * m;
             uses[mv[0]]++;
             x -= mv[2]; y -= mv[3]; d = mv[1];
-            tally -= r.step[m];
+            tally -= r.fine.step[m];
         }
     }
     Py_END_ALLOW_THREADS
@@ -831,7 +993,7 @@ static PyObject *relaxed(PyObject *module, PyObject *args) {
 
 static PyMethodDef module_methods[] = {
     {"relaxed", relaxed, METH_VARARGS,
-     "relaxed(moves, move_start, penalties, limits, bits, start, seconds, threads, floor, edges_most) -> (best doubled value, pieces, uses per type, live states) or None"},
+     "relaxed(moves, move_start, penalties, limits, groups, capacities, start, seconds, threads, floor, edges_most, coarse) -> (best doubled value, pieces, uses per type, live states) or None"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -26,7 +26,9 @@ With ``prove = L``, the dynamic program drops every state through which no cycle
 (without the tally) can reach L + 1, so a round either finds a cycle above L exactly or
 shows that none reaches L + 1: then L is the bound.  ``grouped_bound`` runs the plain
 rounds, then splits the types by their prices into groups and runs tallied rounds, and
-splits finer when those reach their limit.
+splits finer when those reach their limit; a finer split's rounds first run the first
+split's tallies forward and backward, and skip the states where no cycle of those can
+reach L + 1 (a finer tally's path is a coarser one's).
 """
 
 from __future__ import annotations
@@ -139,6 +141,7 @@ def relaxed_bound(
     time_limit: float | None = None,
     prices: Sequence[float] | None = None,
     groups: Sequence[Sequence[int]] | None = None,
+    coarse: Sequence[Sequence[int]] | None = None,
     threads: int = 2,
     prove: int | None = None,
     on_round: Callable[[int, float, int], None] | None = None,
@@ -150,6 +153,9 @@ def relaxed_bound(
     plain rounds' prices for the tallied ones); any prices give a valid bound.
     ``groups``: the types of each group (one group by default); ``prove``: stop with the
     bound ``prove`` as soon as a round shows that no cycle reaches ``prove + 1``;
+    ``coarse``: a coarser split (each of its groups a union of ``groups``) whose cycles,
+    forward and backward, first rule out the states none of them can take to ``prove + 1``
+    (the finer tallies skip those: their paths are paths of the coarser ones);
     ``on_round(round, bound, live states)`` after each round; ``threads`` for the C
     dynamic program.  The rounds stop early when the cycles met show that no prices in
     the box do better (``at_limit``: the best this tally can give, as convexity makes a
@@ -171,6 +177,9 @@ def relaxed_bound(
     if sorted(kind for members in groups for kind in members) != list(range(len(pieces))):
         raise ValueError("the groups must split the piece types")
     capacity = array.array("i", [sum(copies[kind] for kind in members) for members in groups]).tobytes()
+    coarse_of = array.array(
+        "i", _coarse_of(groups, coarse) if coarse is not None and prove is not None else []
+    ).tobytes()
     group_of = array.array("i", group).tobytes()
     rotations_closed = all(piece.kind in ("free", "one-sided") for piece in pieces)
     starts = [0] if rotations_closed else [0, 1, 2, 3]
@@ -190,7 +199,18 @@ def relaxed_bound(
                 break
             floor = 2 * (prove + 1 - paid - ROUNDING) if prove is not None else -1e300
             answer = relaxed(
-                moves, move_start, penalties, limits, group_of, capacity, start, left or 0.0, threads, floor, EDGES_MOST
+                moves,
+                move_start,
+                penalties,
+                limits,
+                group_of,
+                capacity,
+                start,
+                left or 0.0,
+                threads,
+                floor,
+                EDGES_MOST,
+                coarse_of,
             )
             if answer is None:
                 break
@@ -225,6 +245,18 @@ def relaxed_bound(
         return None
     seconds = time.perf_counter() - started
     return RelaxedBound(math.floor(best + ROUNDING), best_prices, done, seconds, at_limit=at_limit, uses=best_uses)
+
+
+def _coarse_of(groups: Sequence[Sequence[int]], coarse: Sequence[Sequence[int]]) -> list[int]:
+    """For each group, the coarser group that holds it."""
+    holder = {kind: number for number, members in enumerate(coarse) for kind in members}
+    found = []
+    for members in groups:
+        numbers = {holder.get(kind, -1) for kind in members}
+        if len(numbers) != 1 or -1 in numbers:
+            raise ValueError("each group must lie in one group of the coarser split")
+        found.append(numbers.pop())
+    return found
 
 
 def needed_types(
@@ -324,7 +356,7 @@ def grouped_bound(
         return plain
     else:
         split = [order[len(order) * g // groups : len(order) * (g + 1) // groups] for g in range(groups)]
-    best, prices, done = plain, plain.prices, plain.rounds
+    best, prices, done, first = plain, plain.prices, plain.rounds, split
     copies = [piece.maximum or 0 for piece in pieces]
     while True:
         left = None if time_limit is None else time_limit - (time.perf_counter() - started)
@@ -337,6 +369,7 @@ def grouped_bound(
             time_limit=left,
             prices=prices,
             groups=split,
+            coarse=first if split is not first else None,
             threads=threads,
             prove=prove,
             on_round=on_round,

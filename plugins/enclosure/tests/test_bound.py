@@ -141,6 +141,31 @@ def test_a_level_to_prove_drops_no_cycle_above_it(edges_most, monkeypatch):
             )
 
 
+def test_a_coarser_split_drops_no_cycle_of_the_finer_one_above_the_level():
+    # The coarser tallies rule out states before the finer pass (bound.py): one round with
+    # a coarser split gives the same bound as without it, whenever that bound is above the
+    # level, and the level itself otherwise.
+    for rng, pieces, neighbours, said in random_sets(10, most=5):
+        groups = random_groups(rng, len(pieces))
+        order = rng.sample(range(len(groups)), len(groups))
+        cut = rng.randint(1, len(groups))
+        coarse = [[kind for g in part for kind in groups[g]] for part in (order[:cut], order[cut:]) if part]
+        prices = [rng.uniform(0, 4) for _ in pieces]
+        free = relaxed_bound(pieces, neighbours, rounds=1, prices=prices, groups=groups)
+        assert free is not None
+        for level in range(max(free.bound - 3, 0), free.bound + 2):
+            held = relaxed_bound(pieces, neighbours, rounds=1, prices=prices, groups=groups, coarse=coarse, prove=level)
+            assert held is not None and held.bound == max(free.bound, level), (
+                f"{said}, groups {groups}, coarse {coarse}, prices {prices}, level {level}"
+            )
+
+
+def test_a_coarser_split_must_hold_each_group_whole():
+    tetrominoes = resolve_pieces([PieceSpec(family="tetrominoes")], Host())
+    with pytest.raises(ValueError, match="coarser split"):
+        relaxed_bound(tetrominoes, 8, rounds=1, groups=[[0, 1], [2, 3, 4]], coarse=[[0, 2], [1, 3, 4]], prove=8)
+
+
 def test_one_type_a_group_is_as_strong_as_the_boundary_search():
     # Groups of one type each, copies 1: the tally is the set of types used, so no prices
     # are needed and the bound is the boundary search's first level (its bound before the walk).
