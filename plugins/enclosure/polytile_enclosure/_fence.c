@@ -426,21 +426,24 @@ typedef struct {
     int *codes, *start;           /* the tallies of each layer, by layer (start: n + 2 entries) */
     int *index;                   /* by code: its number within its layer (-1 past layer n) */
     int *step, *room;             /* per move: its group's place value in a code, and its capacity + 1 */
+    int *place;                   /* per group: its place value in a code */
+    long n_codes;
 } Tallies;
 
 static void tallies_free(Tallies *t) {
-    free(t->codes); free(t->start); free(t->index); free(t->step); free(t->room);
+    free(t->codes); free(t->start); free(t->index); free(t->step); free(t->room); free(t->place);
 }
 
 /* The tallies of groups with these capacities, for the moves whose groups are
  * move_group[m]; 0 when out of memory. */
 static int make_tallies(Tallies *t, const int *capacity, Py_ssize_t n_groups, int n, const int *move_group, int n_rows) {
     long n_codes = 1;
-    int *place = malloc(sizeof(int) * (n_groups + 1));
+    int *place = t->place = malloc(sizeof(int) * (n_groups + 1));
     for (Py_ssize_t g = 0; place && g < n_groups; g++) {
         place[g] = (int)n_codes;
         n_codes *= capacity[g] + 1;
     }
+    t->n_codes = n_codes;
     t->codes = malloc(sizeof(int) * n_codes);
     t->index = malloc(sizeof(int) * n_codes);
     t->start = calloc(n + 2, sizeof(int));
@@ -468,7 +471,6 @@ static int make_tallies(Tallies *t, const int *capacity, Py_ssize_t n_groups, in
             t->room[m] = capacity[move_group[m]] + 1;
         }
     }
-    free(place);
     free(fill);
     return made;
 }
@@ -592,6 +594,11 @@ static void *edge_pass(void *arg) {
  * states).  A state's moves are its edges when they were listed (build_edges), else every
  * move that comes from a live state of the layer before. */
 enum { STRETCHES = 16 };
+/* The values of layer c with these tallies: one per (tally, live state). */
+static inline long layer_size(const Relax *r, const Tallies *t, int c) {
+    return r->counts[c] * (long)(t->start[c + 1] - t->start[c]);
+}
+
 static void *set_pass(void *arg) {
     Pass *job = arg;
     Relax *r = job->r;
@@ -646,14 +653,14 @@ static void *tally_back_pass(void *arg) {
     Relax *r = job->r;
     const Tallies *t = r->t;
     int c = job->c, first = t->start[c], tallies = t->start[c + 1] - first;
-    long count = r->counts[c], after_count = r->counts[c + 1];
+    long count = r->counts[c], after_count = c < r->n ? r->counts[c + 1] : 0;
     int origin = r->index[c][r->start * r->planes[c] + relax_at(r, c, 0, 0)];
     for (int which = job->index; which < tallies; which += job->threads) {
         int tally = t->codes[first + which];
         double *row = job->here + (long)which * count;
         for (long s = 0; s < count; s++) row[s] = NONE_VALUE;
         if (origin >= 0) row[origin] = 0.0;  /* close here */
-        for (long s = 0; s < after_count; s++)
+        for (long s = 0; c < r->n && s < after_count; s++)
             for (long e = r->edge_start[s]; e < r->edge_start[s + 1]; e++) {
                 int m = r->edge_move[e];
                 if ((tally / t->step[m]) % t->room[m] == t->room[m] - 1) continue;  /* its group is full */
@@ -719,7 +726,7 @@ static int coarse_alive(Relax *r, Tallies *coarse, Pass *jobs, double deadline) 
     double **ahead = calloc(n + 1, sizeof(double *)), *back[2] = {NULL, NULL};
     long widest = 1;
     for (int c = 0; c <= n; c++) {
-        long size = r->counts[c] * (long)(coarse->start[c + 1] - coarse->start[c]);
+        long size = layer_size(r, coarse, c);
         if (size > widest) widest = size;
     }
     unsigned char **alive = calloc(n + 1, sizeof(unsigned char *));
@@ -727,7 +734,7 @@ static int coarse_alive(Relax *r, Tallies *coarse, Pass *jobs, double deadline) 
     back[1] = malloc(sizeof(double) * widest);
     if (!ahead || !alive || !back[0] || !back[1]) goto done;
     for (int c = 0; c <= n; c++) {
-        long size = r->counts[c] * (long)(coarse->start[c + 1] - coarse->start[c]);
+        long size = layer_size(r, coarse, c);
         if (!(ahead[c] = malloc(sizeof(double) * (size > 0 ? size : 1)))) goto done;
         if (!(alive[c] = malloc(size > 0 ? size : 1))) goto done;
     }
@@ -742,16 +749,10 @@ static int coarse_alive(Relax *r, Tallies *coarse, Pass *jobs, double deadline) 
     for (int c = n; c >= 0; c--) {
         if (deadline > 0 && now() > deadline) { result = -1; goto done; }
         double *here = back[c & 1];
-        if (c == n) {
-            int origin = r->index[n][r->start * r->planes[n] + relax_at(r, n, 0, 0)];
-            for (long k = 0; k < r->counts[n] * (long)(coarse->start[n + 1] - coarse->start[n]); k++) here[k] = NONE_VALUE;
-            for (int which = 0; origin >= 0 && which < coarse->start[n + 1] - coarse->start[n]; which++) here[(long)which * r->counts[n] + origin] = 0.0;
-        } else {
-            if (!build_edges(r, c + 1, jobs) || !r->edge_move) goto done;
-            for (int k = 0; k < r->threads; k++) jobs[k] = (Pass){r, c, k, r->threads, 0, back[(c + 1) & 1], here, NULL};
-            run_threads(jobs, r->threads, tally_back_pass);
-        }
-        long size = r->counts[c] * (long)(coarse->start[c + 1] - coarse->start[c]);
+        if (c < n && (!build_edges(r, c + 1, jobs) || !r->edge_move)) goto done;
+        for (int k = 0; k < r->threads; k++) jobs[k] = (Pass){r, c, k, r->threads, 0, back[(c + 1) & 1], here, NULL};
+        run_threads(jobs, r->threads, tally_back_pass);
+        long size = layer_size(r, coarse, c);
         for (long k = 0; k < size; k++)
             alive[c][k] = ahead[c][k] > NONE_VALUE && here[k] > NONE_VALUE && ahead[c][k] + here[k] >= r->floor;
         free(ahead[c]);
@@ -833,26 +834,23 @@ static PyObject *relaxed(PyObject *module, PyObject *args) {
         int n_coarse = 0;
         for (Py_ssize_t g = 0; g < n_groups; g++)
             if (coarse_group[g] + 1 > n_coarse) n_coarse = coarse_group[g] + 1;
-        int *coarse_capacity = calloc(n_coarse, sizeof(int)), *coarse_place = malloc(sizeof(int) * n_coarse);
-        long n_codes = 1, coarse_codes = 1;
-        for (Py_ssize_t g = 0; g < n_groups; g++) n_codes *= capacity[g] + 1;
-        r.coarse_of = malloc(sizeof(int) * n_codes);
-        made = coarse_capacity && coarse_place && r.coarse_of;
+        int *coarse_capacity = calloc(n_coarse, sizeof(int));
+        r.coarse_of = malloc(sizeof(int) * r.fine.n_codes);
+        made = coarse_capacity && r.coarse_of;
         if (made) {
             for (Py_ssize_t g = 0; g < n_groups; g++) coarse_capacity[coarse_group[g]] += capacity[g];
-            for (int g = 0; g < n_coarse; g++) { coarse_place[g] = (int)coarse_codes; coarse_codes *= coarse_capacity[g] + 1; }
             for (int m = 0; m < n_rows; m++) move_group[m] = coarse_group[group[moves[5 * m]]];
             made = make_tallies(&r.coarse, coarse_capacity, n_coarse, n, move_group, n_rows);
         }
-        for (long code = 0; made && code < n_codes; code++) {
+        for (long code = 0; made && code < r.fine.n_codes; code++) {
             long rest = code, coarse_code = 0;
             for (Py_ssize_t g = 0; g < n_groups; g++) {
-                coarse_code += (rest % (capacity[g] + 1)) * coarse_place[coarse_group[g]];
+                coarse_code += (rest % (capacity[g] + 1)) * r.coarse.place[coarse_group[g]];
                 rest /= capacity[g] + 1;
             }
             r.coarse_of[code] = r.coarse.index[coarse_code];
         }
-        free(coarse_capacity); free(coarse_place);
+        free(coarse_capacity);
     }
     free(coarse_group);
     free(move_group);
@@ -937,7 +935,7 @@ static PyObject *relaxed(PyObject *module, PyObject *args) {
     /* the tallies, over the live states, two layers of values at a time */
     long widest_count = 0;
     for (int c = 0; c <= n; c++) {
-        long size = r.counts[c] * (long)(r.fine.start[c + 1] - r.fine.start[c]);
+        long size = layer_size(&r, &r.fine, c);
         if (size > widest_count) widest_count = size;
     }
     if (!timed_out && widest_count > 0) {
@@ -950,7 +948,7 @@ static PyObject *relaxed(PyObject *module, PyObject *args) {
         layers[0][r.index[0][r.start]] = 0.0;  /* the empty tally, at the origin, heading ``start`` */
         for (int c = 1; c <= n && !timed_out; c++) {
             if (deadline > 0 && now() > deadline) { timed_out = 1; break; }
-            long size = r.counts[c] * (long)(r.fine.start[c + 1] - r.fine.start[c]);
+            long size = layer_size(&r, &r.fine, c);
             if (!(came[c] = malloc(sizeof(int16_t) * (size > 0 ? size : 1)))) { timed_out = -1; break; }
             if (pruning && !build_edges(&r, c, jobs)) { timed_out = -1; break; }
             for (int k = 0; k < r.threads; k++) jobs[k] = (Pass){&r, c, k, r.threads, 0, layers[(c - 1) & 1], layers[c & 1], came[c]};
