@@ -47,8 +47,16 @@ CLASSIC_FAMILIES = {
 }
 
 
-def _family(pictures: dict[str, list[str]]) -> Family:
+def _family(family: str, pictures: dict[str, list[str]]) -> Family:
+    size = "".join(next(iter(pictures.values()))).count("#")
+
     def make(n: int | None = None, kind: Kind = "free") -> list[tuple[str, Cells]]:
+        # A size that is not the family's own is a mistake to name, not to ignore.
+        if n is not None and n != size:
+            raise ValueError(
+                f"every piece of the {family} family has {size} cell{'s' * (size != 1)}, not {n}; leave n out, "
+                f'or ask for family = "n-ominoes" with n = {n}'
+            )
         return [(name, cells_from_rows(rows)) for name, rows in pictures.items()]
 
     return make
@@ -57,7 +65,7 @@ def _family(pictures: dict[str, list[str]]) -> Family:
 @hookimpl
 def polytile_register_families(register: Register[Family]) -> None:
     for name, pictures in CLASSIC_FAMILIES.items():
-        register(name, _family(pictures), help=f"the classic {name}, named {' '.join(pictures)}")
+        register(name, _family(name, pictures), help=f"the classic {name}, named {' '.join(pictures)}")
 
 
 @hookimpl

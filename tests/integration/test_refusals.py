@@ -159,6 +159,11 @@ CASES = {
     "unknown result suffix": Case(
         *solve(TWO_L_TETROMINOES, "-o", "x.xml"), "x.xml: a result file is .json, .toml or .jsonl (got .xml)"
     ),
+    "a classic family with another size": Case(
+        *solve('[region]\nwidth = 10\nheight = 6\n[[pieces]]\nfamily = "pentominoes"\nn = 6\n'),
+        "p.toml: pieces[0].n: every piece of the pentominoes family has 5 cells, not 6; leave n out, "
+        'or ask for family = "n-ominoes" with n = 6',
+    ),
     "a repeated cell": Case(
         *solve('[region]\nwidth = 2\nheight = 1\n[[pieces]]\nname = "D"\ncells = [[0, 0], [1, 0], [0, 0]]\n'),
         "p.toml: pieces[0].cells[2]: cell [0, 0] is given twice (also as cells[0])",
