@@ -15,7 +15,7 @@ is in every fence that would beat that fence.
     .venv/bin/python benchmarks/enclosure_bound.py --only hexominoes --groups 3 --progress
     .venv/bin/python benchmarks/enclosure_bound.py --only hexominoes --dearest 2,2,2,2 --rounds 200
     .venv/bin/python benchmarks/enclosure_bound.py --only hexominoes --rounds 100 --needed
-    .venv/bin/python benchmarks/enclosure_bound.py --only heptominoes --rounds 40 --seconds 4200 --threads 1 --progress
+    .venv/bin/python benchmarks/enclosure_bound.py --only heptominoes --rounds 400 --seconds 3600 --progress
 
 The heptomino with a hole (P7-043) is bounded as its filled octomino, plus its hole's
 cell (``holes_filled``).
