@@ -660,7 +660,7 @@ static void *tally_back_pass(void *arg) {
         double *row = job->here + (long)which * count;
         for (long s = 0; s < count; s++) row[s] = NONE_VALUE;
         if (origin >= 0) row[origin] = 0.0;  /* close here */
-        for (long s = 0; c < r->n && s < after_count; s++)
+        for (long s = 0; s < after_count; s++)
             for (long e = r->edge_start[s]; e < r->edge_start[s + 1]; e++) {
                 int m = r->edge_move[e];
                 if ((tally / t->step[m]) % t->room[m] == t->room[m] - 1) continue;  /* its group is full */
