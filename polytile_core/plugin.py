@@ -27,7 +27,7 @@ from polytile_core import hookimpl
 from polytile_core.config.schema import doc
 from polytile_core.errors import InputError
 from polytile_core.host.builtin import CLASSIC_FAMILIES
-from polytile_core.host.capabilities import BackendCapabilities, DecomposerCapabilities, Feature
+from polytile_core.host.capabilities import BackendCapabilities, BuilderCapabilities, DecomposerCapabilities, Feature
 from polytile_core.host.contracts import (
     Backend,
     BackendFactory,
@@ -103,8 +103,9 @@ __all__ = [
     "ExecutorFactory",
     "Tiler",
     "Flag",
-    # declared capabilities (read by backend = "auto" and by the conformance kits)
+    # declared capabilities (read by backend = "auto", the pipeline's checks and the conformance kits)
     "BackendCapabilities",
+    "BuilderCapabilities",
     "DecomposerCapabilities",
     "Feature",
     # options tables: field metadata for the schema, and the one error users see

@@ -16,6 +16,7 @@ import attrs
 from polytile_core.config.schema import AUTO, PieceSpec, Pipeline, RegionSpec
 from polytile_core.convert import structure
 from polytile_core.errors import InputError
+from polytile_core.host.capabilities import BuilderCapabilities
 from polytile_core.host.contracts import SolveSettings
 from polytile_core.host.machine import usable_cores
 from polytile_core.host.registry import Host, Registration
@@ -360,9 +361,12 @@ def make_plan(pipeline: Pipeline, host: Host) -> Plan:
         )
     if pipeline.problem != "tiling" and solve.mode != "one":
         # Listing or counting would drop the objective and walk every feasible answer.
+        declared = builder.capabilities
+        listing = declared.lists_optimal if isinstance(declared, BuilderCapabilities) else None
         raise InputError(
             f'problem {pipeline.problem!r} is an optimisation: mode "one" finds the best answer; '
-            f'"all" and "count" list and count tilings, got mode {solve.mode!r}',
+            f'"all" and "count" list and count tilings, got mode {solve.mode!r}'
+            + (f"; to list every optimal answer, set {listing}" if listing else ""),
             path="solve.mode",
         )
     executor: Chosen | AutoExecutor

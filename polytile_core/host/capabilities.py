@@ -1,4 +1,4 @@
-"""What a backend or a split can do, declared by its plugin when it registers.
+"""What a backend, a split or a builder can do, declared by its plugin when it registers.
 
 ``backend = "auto"`` (``polytile_core.solve.route``) chooses among the installed plugins by
 reading these declarations only: it names no plugin, so a third-party backend that
@@ -90,6 +90,19 @@ class BackendCapabilities:
     def fits(self, mode: str, features: frozenset[str]) -> bool:
         """Whether ``auto`` may give this backend a model with ``features`` in ``mode``."""
         return mode in self.rank and features <= self.accepts
+
+
+@attrs.frozen(kw_only=True)
+class BuilderCapabilities:
+    """What a problem kind's builder declares when it registers.
+
+    ``lists_optimal``: for an optimisation kind, the pipeline setting that lists every
+    optimal answer, as a TOML line (``options.enclose.list_optimal = true``).  Modes
+    ``all`` and ``count`` are refused for every kind but ``tiling``; the refusal points at
+    this setting, which the core cannot know (it names a plugin's option).
+    """
+
+    lists_optimal: str | None = None
 
 
 @attrs.frozen(kw_only=True)

@@ -318,8 +318,9 @@ class Register(Protocol[Provided]):
     """The ``register`` argument of a registration hook: ``Register[BackendFactory]`` takes
     a backend factory.  ``options`` is an attrs class read from ``[options.<name>]``;
     ``help`` is the line ``polytile plugins`` shows; ``backend`` (builders only) names the
-    backend ``auto`` takes for that problem kind; ``capabilities`` (backends and splits)
-    is what ``backend = "auto"`` reads (``polytile_core.host.capabilities``)."""
+    backend ``auto`` takes for that problem kind; ``capabilities`` (backends, splits and
+    builders) is what ``backend = "auto"`` and the pipeline's checks read
+    (``polytile_core.host.capabilities``)."""
 
     def __call__(
         self,

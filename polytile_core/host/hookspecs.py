@@ -49,12 +49,15 @@ def polytile_register_families(register: Register[Family]) -> None:
 def polytile_register_builders(register: Register[Builder]) -> None:
     """Register model builders, one per problem kind (``problem = "tiling"`` etc.).
 
-    ``register(kind, build, *, options=None, help, backend=None)`` where
+    ``register(kind, build, *, options=None, help, backend=None, capabilities=None)`` where
     ``build(pieces, region, options)`` returns a ``polytile_core.model.zero_one.Model``;
     ``options`` is an attrs class read from the pipeline's ``[options.<kind>]`` table (or
     ``None`` when the builder takes none); ``backend`` names the backend a pipeline of this
     kind takes with ``backend = "auto"`` (the default); without one, auto chooses from the
-    backends' declared capabilities.
+    backends' declared capabilities.  ``capabilities`` is a
+    ``polytile_core.host.capabilities.BuilderCapabilities``: for an optimisation kind, the
+    setting that lists every optimal answer, which the refusal of modes ``all`` and
+    ``count`` then names.
     """
 
 

@@ -17,12 +17,16 @@ import pluggy
 
 from polytile_core.errors import InputError
 from polytile_core.host import builtin, hookspecs
-from polytile_core.host.capabilities import AUTO, BackendCapabilities, DecomposerCapabilities
+from polytile_core.host.capabilities import AUTO, BackendCapabilities, BuilderCapabilities, DecomposerCapabilities
 from polytile_core.output import notebook
 
 CAPABILITIES = ("families", "builders", "decomposers", "backends", "renderers", "executors", "tilers", "flags")
 # What each kind of plugin may declare when it registers (``capabilities=``).
-CAPABILITY_TYPES: dict[str, type] = {"backends": BackendCapabilities, "decomposers": DecomposerCapabilities}
+CAPABILITY_TYPES: dict[str, type] = {
+    "backends": BackendCapabilities,
+    "builders": BuilderCapabilities,
+    "decomposers": DecomposerCapabilities,
+}
 SINGULAR = {
     "families": "piece family",
     "builders": "problem kind",
@@ -38,7 +42,7 @@ SINGULAR = {
 @attrs.frozen
 class Registration:
     """One thing a plugin provides: its name, the object, its options class, a help line,
-    and what it declared it can do (``polytile_core.host.capabilities``; backends and splits)."""
+    and what it declared it can do (``polytile_core.host.capabilities``; backends, builders and splits)."""
 
     name: str
     provides: Any

@@ -153,6 +153,12 @@ class _Misdeclared:
         register("odd", lambda options=None: None, capabilities={"modes": ["one"]})
 
 
+class _MisdeclaredBuilder:
+    @hookimpl
+    def polytile_register_builders(self, register):
+        register("odd", lambda pieces, region, options=None: None, capabilities=BackendCapabilities(modes={"one"}))
+
+
 class _CalledAuto:
     @hookimpl
     def polytile_register_backends(self, register):
@@ -168,6 +174,8 @@ class _ExecutorCalledAuto:
 def test_capabilities_of_the_wrong_type_or_a_backend_or_executor_called_auto_are_refused():
     with pytest.raises(InputError, match="expected a BackendCapabilities"):
         Host(autoload=False, plugins=[_Misdeclared()])
+    with pytest.raises(InputError, match="problem kind 'odd' as BackendCapabilities; expected a BuilderCapabilities"):
+        Host(autoload=False, plugins=[_MisdeclaredBuilder()])
     with pytest.raises(InputError, match="registers backend 'auto', a name polytile keeps for itself"):
         Host(autoload=False, plugins=[_CalledAuto()])
     with pytest.raises(InputError, match="registers executor 'auto', a name polytile keeps for itself"):

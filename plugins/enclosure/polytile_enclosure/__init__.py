@@ -14,6 +14,7 @@ from polytile_core.plugin import (
     BackendCapabilities,
     BackendFactory,
     Builder,
+    BuilderCapabilities,
     Model,
     PieceType,
     Region,
@@ -54,6 +55,7 @@ def polytile_register_builders(register: Register[Builder]) -> None:
         options=EncloseOptions,
         help="fence in the largest area with the pieces (classic or 4-neighbour rule; all pockets or one region)",
         backend="fence",
+        capabilities=BuilderCapabilities(lists_optimal="options.enclose.list_optimal = true"),
     )
 
 

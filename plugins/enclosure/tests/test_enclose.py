@@ -197,8 +197,14 @@ def test_a_wrong_answer_fails_loudly(tmp_path, host):
         # The lower bound refuses at once; the board itself (80×153) once it is sized.
         ('[[pieces]]\nfamily = "pentominoes"\ncount = 40\n', "pieces: .* at least 361201 cells"),
         ('[[pieces]]\nfamily = "pentominoes"\ncount = 5\n', "pieces: .* 80×153, has 12240 cells"),
-        ('[[pieces]]\nfamily = "tetrominoes"\n[solve]\nmode = "all"\n', "is an optimisation"),
-        ('[[pieces]]\nfamily = "tetrominoes"\n[solve]\nmode = "count"\n', "is an optimisation"),
+        (
+            '[[pieces]]\nfamily = "tetrominoes"\n[solve]\nmode = "all"\n',
+            "is an optimisation.*; to list every optimal answer, set options.enclose.list_optimal = true",
+        ),
+        (
+            '[[pieces]]\nfamily = "tetrominoes"\n[solve]\nmode = "count"\n',
+            "is an optimisation.*; to list every optimal answer, set options.enclose.list_optimal = true",
+        ),
     ],
 )
 def test_bad_input_is_one_clear_error(solve, body, message):

@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Mapping
 
 from polytile_core.cli.commands import Subcommands
-from polytile_core.host.capabilities import BackendCapabilities, DecomposerCapabilities
+from polytile_core.host.capabilities import BackendCapabilities, BuilderCapabilities, DecomposerCapabilities
 from polytile_core.host.registry import CAPABILITIES, SINGULAR, Host
 
 
@@ -28,6 +28,8 @@ def show_plugins(arguments: argparse.Namespace, host: Host) -> int:
                         print(f"    {_backend(declared)}")
                     elif isinstance(declared, DecomposerCapabilities):
                         print(f"    {_decomposer(declared)}")
+                    elif isinstance(declared, BuilderCapabilities) and declared.lists_optimal:
+                        print(f"    every optimal answer listed with: {declared.lists_optimal}")
     return 0
 
 
