@@ -194,11 +194,7 @@ class FenceFinder:
             "orders evaluated": self.evaluations,
             "time budget": self.budget_said,
             "search seconds": round(self.search_seconds, 2),
-            "bound proof": f"relaxed dynamic program (bound.py), {bound.rounds} rounds in {bound.seconds:.1f} s, "
-            f"the last with {bound.groups} group{'s' if bound.groups > 1 else ''} of piece types"
-            + (" (at their limit: no prices do better with these groups)" if bound.at_limit else "")
-            if bound
-            else "none: the relaxed bound was not computed (bound_rounds = 0, or no time left for one round)",
+            "bound proof": bound_proof(bound, best),
         }
         if self.path is not None:
             details["checkpoint"] = str(self.path)
@@ -385,3 +381,23 @@ class BoardFit:
             assert self.model.objective is not None
             self.model.objective[var] = 1
         return self.interior[cell]
+
+
+def bound_proof(bound: RelaxedBound | None, best: int | None) -> str:
+    """How the bound was had, for ``details["bound proof"]``: the rounds, the groups, and
+    whether they stopped at their limit (then a gap to the best fence is one more rounds
+    cannot close)."""
+    if bound is None:
+        return "none: the relaxed bound was not computed (bound_rounds = 0, or no time left for one round)"
+    said = (
+        f"relaxed dynamic program (bound.py), {bound.rounds} rounds in {bound.seconds:.1f} s, "
+        f"the last with {bound.groups} group{'s' if bound.groups > 1 else ''} of piece types"
+    )
+    if not bound.at_limit:
+        return said
+    if best is None or bound.bound > best:
+        return (
+            f"{said} (at their limit: no prices do better with these groups; the gap left needs a finer split "
+            "or a search over which pieces are used: docs/enclosure.md, the tally)"
+        )
+    return f"{said} (at their limit: no prices do better with these groups)"

@@ -7,8 +7,11 @@ import json
 import random
 from pathlib import Path
 
+import attrs
 import pytest
 from polytile_enclosure import checkpoint, enclosed_pockets
+from polytile_enclosure.backend import bound_proof
+from polytile_enclosure.bound import RelaxedBound
 from polytile_enclosure.fence import BoundarySearch, Fenced
 from polytile_enclosure.finder import FinderSettings, OrderSearch, anneal, box_of, floors2, score, taken
 
@@ -329,3 +332,12 @@ def test_a_way_back_too_large_is_not_built(monkeypatch):
     assert not search.aim([0.0] * len(pieces)) and not search.aimed
     order = list(range(len(search.items)))
     assert search.evaluate(order, floor2=10**6) == search.evaluate(order)
+
+
+def test_the_bound_proof_says_when_rounds_cannot_close_the_gap():
+    at_limit = RelaxedBound(1598, (0.0,), 100, 300.0, groups=3, at_limit=True)
+    assert "the gap left needs a finer split" in bound_proof(at_limit, 1597)
+    assert "at their limit" in bound_proof(at_limit, 1598) and "gap" not in bound_proof(at_limit, 1598)
+    stopped = attrs.evolve(at_limit, at_limit=False)
+    assert "limit" not in bound_proof(stopped, 1597)
+    assert bound_proof(None, 1597).startswith("none:")
