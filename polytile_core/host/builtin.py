@@ -48,7 +48,8 @@ CLASSIC_FAMILIES = {
 
 
 def _family(family: str, pictures: dict[str, list[str]]) -> Family:
-    size = "".join(next(iter(pictures.values()))).count("#")
+    pieces = [(name, cells_from_rows(rows)) for name, rows in pictures.items()]
+    size = len(pieces[0][1])
 
     def make(n: int | None = None, kind: Kind = "free") -> list[tuple[str, Cells]]:
         # A size that is not the family's own is a mistake to name, not to ignore.
@@ -57,7 +58,7 @@ def _family(family: str, pictures: dict[str, list[str]]) -> Family:
                 f"every piece of the {family} family has {size} cell{'s' * (size != 1)}, not {n}; leave n out, "
                 f'or ask for family = "n-ominoes" with n = {n}'
             )
-        return [(name, cells_from_rows(rows)) for name, rows in pictures.items()]
+        return list(pieces)
 
     return make
 
