@@ -395,9 +395,9 @@ def bound_proof(bound: RelaxedBound | None, best: int | None) -> str:
     )
     if not bound.at_limit:
         return said
-    if best is None or bound.bound > best:
-        return (
-            f"{said} (at their limit: no prices do better with these groups; the gap left needs a finer split "
-            "or a search over which pieces are used: docs/enclosure.md, the tally)"
-        )
-    return f"{said} (at their limit: no prices do better with these groups)"
+    gap = (
+        "; the gap left needs a finer split or a search over which pieces are used: docs/enclosure.md, the tally"
+        if best is None or bound.bound > best
+        else ""
+    )
+    return f"{said} (at their limit: no prices do better with these groups{gap})"
